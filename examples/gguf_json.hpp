@@ -1,0 +1,236 @@
+// The JSON form of a parsed GGUF file printed by `gguf-dump --json`: byte for byte what ggml's own
+// parse prints through the reference oracle (`ggml_oracle.py inspect`, i.e. Python's json.dumps with
+// ensure_ascii=False), so the two can be compared with `cmp`.
+#ifndef GGUF_EXAMPLES_GGUF_JSON_HPP
+#define GGUF_EXAMPLES_GGUF_JSON_HPP
+
+#include <gguf/gguf.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace gguf_json {
+
+/**
+ * Append `x` as Python's `repr(float)` writes it: the shortest digits that round-trip, in positional
+ * notation for decimal exponents -4..15 and scientific otherwise ("1e-05", "1.5e+16"), always with a
+ * ".0" when positional and integral. Non-finite values are the strings "nan", "inf", "-inf".
+ */
+inline void append_float(std::string& out, double x) {
+  if (std::isnan(x)) {
+    out += "\"nan\"";
+    return;
+  }
+  if (std::isinf(x)) {
+    out += x < 0 ? "\"-inf\"" : "\"inf\"";
+    return;
+  }
+  if (std::signbit(x)) out += '-';
+  x = std::fabs(x);
+  if (x == 0) {
+    out += "0.0";
+    return;
+  }
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
+  const std::string_view sci(buf, static_cast<std::size_t>(res.ptr - buf));  // "d.ddde+XX"
+  const std::size_t e_pos = sci.find('e');
+  std::string digits;
+  for (char c : sci.substr(0, e_pos)) {
+    if (c != '.') digits += c;
+  }
+  int exp10 = 0;
+  std::from_chars(sci.data() + e_pos + (sci[e_pos + 1] == '+' ? 2 : 1), sci.data() + sci.size(), exp10);
+  const int n = static_cast<int>(digits.size());
+  if (exp10 < -4 || exp10 >= 16) {
+    out += digits[0];
+    if (n > 1) {
+      out += '.';
+      out.append(digits, 1);
+    }
+    char e[16];
+    std::snprintf(e, sizeof e, "e%c%02d", exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
+    out += e;
+  } else if (exp10 < 0) {
+    out += "0.";
+    out.append(static_cast<std::size_t>(-exp10 - 1), '0');
+    out += digits;
+  } else if (exp10 + 1 >= n) {
+    out += digits;
+    out.append(static_cast<std::size_t>(exp10 + 1 - n), '0');
+    out += ".0";
+  } else {
+    out.append(digits, 0, static_cast<std::size_t>(exp10 + 1));
+    out += '.';
+    out.append(digits, static_cast<std::size_t>(exp10 + 1));
+  }
+}
+
+/**
+ * Append bytes as a JSON string. Like ggml's C API, the text ends at the first NUL; invalid UTF-8
+ * becomes U+FFFD, one per maximal ill-formed subpart (Unicode's recommended practice, which Python's
+ * decoder follows); `"`, `\` and control characters are escaped as json.dumps escapes them.
+ */
+inline void append_string(std::string& out, std::string_view s) {
+  if (const std::size_t nul = s.find('\0'); nul != std::string_view::npos) s = s.substr(0, nul);
+  static constexpr char replacement[] = "\xEF\xBF\xBD";
+  out += '"';
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+      switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        default:
+          if (c < 0x20) {
+            char esc[8];
+            std::snprintf(esc, sizeof esc, "\\u%04x", c);
+            out += esc;
+          } else {
+            out += static_cast<char>(c);
+          }
+      }
+      ++i;
+      continue;
+    }
+    // Sequence length and the allowed range of the second byte (excludes overlongs, surrogates and
+    // code points above U+10FFFF); later bytes are plain continuation bytes.
+    int len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0;
+      if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90;
+      if (c == 0xF4) hi = 0x8F;
+    }
+    if (len == 0) {  // a byte that can never start a sequence
+      out += replacement;
+      ++i;
+      continue;
+    }
+    int k = 1;  // bytes of the sequence that are valid so far
+    while (k < len && i + static_cast<std::size_t>(k) < n) {
+      const unsigned char b = p[i + static_cast<std::size_t>(k)];
+      const bool ok = k == 1 ? (b >= lo && b <= hi) : (b >= 0x80 && b <= 0xBF);
+      if (!ok) break;
+      ++k;
+    }
+    if (k == len) {
+      out.append(s.data() + i, static_cast<std::size_t>(len));
+    } else {
+      out += replacement;  // the maximal subpart: lead byte plus the valid continuation bytes
+    }
+    i += static_cast<std::size_t>(k);
+  }
+  out += '"';
+}
+
+/** Append one metadata value ({"type":..., "value": [...]} for arrays). */
+inline void append_value(std::string& out, const gguf::value_view& v) {
+  char buf[32];
+  auto integer = [&](auto x) {
+    const auto r = std::to_chars(buf, buf + sizeof buf, x);
+    out.append(buf, static_cast<std::size_t>(r.ptr - buf));
+  };
+  switch (v.type()) {
+    case gguf::value_type::uint8: integer(*v.get<std::uint8_t>()); break;
+    case gguf::value_type::int8: integer(*v.get<std::int8_t>()); break;
+    case gguf::value_type::uint16: integer(*v.get<std::uint16_t>()); break;
+    case gguf::value_type::int16: integer(*v.get<std::int16_t>()); break;
+    case gguf::value_type::uint32: integer(*v.get<std::uint32_t>()); break;
+    case gguf::value_type::int32: integer(*v.get<std::int32_t>()); break;
+    case gguf::value_type::uint64: integer(*v.get<std::uint64_t>()); break;
+    case gguf::value_type::int64: integer(*v.get<std::int64_t>()); break;
+    case gguf::value_type::float32: append_float(out, static_cast<double>(*v.get<float>())); break;
+    case gguf::value_type::float64: append_float(out, *v.get<double>()); break;
+    case gguf::value_type::boolean: out += *v.get<bool>() ? "true" : "false"; break;
+    case gguf::value_type::string: append_string(out, *v.get<std::string_view>()); break;
+    case gguf::value_type::array: {
+      const gguf::array_view a = *v.get<gguf::array_view>();
+      out += "{\"type\": \"";
+      out += gguf::name(a.item_type());
+      out += "\", \"value\": [";
+      bool first = true;
+      if (a.item_type() == gguf::value_type::string) {  // the common case, without per-item decoding
+        for (std::string_view s : *a.as<std::string_view>()) {
+          if (!first) out += ", ";
+          first = false;
+          append_string(out, s);
+        }
+      } else {
+        for (const gguf::value_view item : a) {
+          if (!first) out += ", ";
+          first = false;
+          append_value(out, item);
+        }
+      }
+      out += "]}";
+      break;
+    }
+  }
+}
+
+/** The whole document, without a trailing newline. */
+inline std::string to_json(const gguf::file& f) {
+  std::string out;
+  out.reserve(f.bytes().size() / 2 + 256);
+  out += "{\"version\": " + std::to_string(f.version());
+  out += ", \"alignment\": " + std::to_string(f.alignment());
+  out += ", \"data_offset\": " + std::to_string(f.data_offset());
+  out += ", \"metadata\": [";
+  bool first = true;
+  for (const gguf::metadata_entry& e : f.metadata()) {
+    if (!first) out += ", ";
+    first = false;
+    out += "{\"key\": ";
+    append_string(out, e.key);
+    out += ", \"type\": \"";
+    out += gguf::name(e.value.type());
+    out += "\", \"value\": ";
+    append_value(out, e.value);
+    out += '}';
+  }
+  out += "], \"tensors\": [";
+  first = true;
+  for (const gguf::tensor_info& t : f.tensors()) {
+    if (!first) out += ", ";
+    first = false;
+    out += "{\"name\": ";
+    append_string(out, t.name);
+    out += ", \"type\": \"";
+    out += gguf::name(t.type);
+    out += "\", \"shape\": [";
+    // ggml pads shapes to 4 dims with 1s and does not expose n_dims: trailing 1s are not printed.
+    std::size_t dims = gguf::max_dims;
+    while (dims > 1 && t.ne[dims - 1] == 1) --dims;
+    for (std::size_t d = 0; d < dims; ++d) {
+      if (d) out += ", ";
+      out += std::to_string(t.ne[d]);
+    }
+    out += "], \"offset\": " + std::to_string(t.offset);
+    out += ", \"size\": " + std::to_string(t.n_bytes) + "}";
+  }
+  out += "]}";
+  return out;
+}
+
+}  // namespace gguf_json
+
+#endif  // GGUF_EXAMPLES_GGUF_JSON_HPP

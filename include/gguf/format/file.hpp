@@ -1,0 +1,83 @@
+#ifndef GGUF_FORMAT_FILE_HPP
+#define GGUF_FORMAT_FILE_HPP
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "gguf/format/metadata.hpp"
+#include "gguf/format/tensor_info.hpp"
+
+GGUF_BEGIN_NAMESPACE
+
+/** Limits the parser enforces on untrusted input, beyond the bytes themselves. */
+struct parse_options {
+  /// Arrays nested in arrays: a top-level array is depth 1. Values above 1024 act as 1024 (the
+  /// recursion stays bounded whatever is asked).
+  std::uint32_t max_depth = 64;
+  /// Longest key, string value or tensor name, in bytes (ggml's GGUF_MAX_STRING_LENGTH).
+  std::uint64_t max_string_length = std::uint64_t{1} << 30;
+  /// Most items in one array (ggml's GGUF_MAX_ARRAY_ELEMENTS).
+  std::uint64_t max_array_length = std::uint64_t{1} << 30;
+};
+
+/// GGUF's default `ALIGNMENT` when `general.alignment` is absent.
+inline constexpr std::uint32_t default_alignment = 32;
+
+/**
+ * A parsed and validated GGUF file: header facts, metadata and tensor infos, all views into the
+ * parsed bytes (which must outlive it). Cheap to move; copying copies the two small index vectors.
+ */
+class file {
+ public:
+  file() = default;
+
+  /** GGUF format version: 1, 2 or 3. */
+  std::uint32_t version() const noexcept { return version_; }
+  /** Byte order of the file's fields (big-endian files exist since v3). */
+  std::endian byte_order() const noexcept { return byte_order_; }
+  /** `general.alignment`, or 32. */
+  std::uint32_t alignment() const noexcept { return alignment_; }
+  /**
+   * Offset of the data section: the end of the tensor infos rounded up to the alignment. As in ggml,
+   * a file without tensors has no data section and no padding: this is then the end of the infos.
+   */
+  std::uint64_t data_offset() const noexcept { return data_offset_; }
+
+  const metadata_table& metadata() const noexcept { return metadata_; }
+
+  /** Tensor infos in file order. */
+  std::span<const tensor_info> tensors() const noexcept { return tensors_; }
+
+  /** The tensor with this name, or nullptr (binary search over a sorted index). */
+  const tensor_info* find_tensor(std::string_view name) const noexcept {
+    auto it = std::lower_bound(by_name_.begin(), by_name_.end(), name,
+                               [this](std::uint32_t i, std::string_view n) { return tensors_[i].name < n; });
+    if (it == by_name_.end() || tensors_[*it].name != name) return nullptr;
+    return &tensors_[*it];
+  }
+
+  /** The bytes this file was parsed from. */
+  std::span<const std::byte> bytes() const noexcept { return bytes_; }
+
+ private:
+  template <std::endian, class>
+  friend class detail_parser;
+
+  std::span<const std::byte> bytes_;
+  std::uint32_t version_ = 0;
+  std::endian byte_order_ = std::endian::little;
+  std::uint32_t alignment_ = default_alignment;
+  std::uint64_t data_offset_ = 0;
+  metadata_table metadata_;
+  std::vector<tensor_info> tensors_;
+  std::vector<std::uint32_t> by_name_;
+};
+
+GGUF_END_NAMESPACE
+
+#endif  // GGUF_FORMAT_FILE_HPP

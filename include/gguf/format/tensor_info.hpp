@@ -1,0 +1,61 @@
+#ifndef GGUF_FORMAT_TENSOR_INFO_HPP
+#define GGUF_FORMAT_TENSOR_INFO_HPP
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "gguf/format/ggml_types.hpp"
+
+GGUF_BEGIN_NAMESPACE
+
+/// ggml's GGML_MAX_DIMS.
+inline constexpr std::uint32_t max_dims = 4;
+
+/**
+ * One tensor of the file, validated: its type is known, `ne[0]` is a multiple of the block size,
+ * sizes do not overflow, and its data lies inside the file without overlapping another tensor's.
+ */
+struct tensor_info {
+  std::string_view name;  ///< a view into the file; at most 63 bytes
+  ggml_type type = ggml_type::f32;
+  std::uint32_t n_dims = 0;  ///< as stored (0..4)
+  /// Elements per dimension, innermost first as stored (`ne[0]` is the row length); padded with 1s.
+  std::array<std::uint64_t, max_dims> ne{1, 1, 1, 1};
+  std::uint64_t offset = 0;       ///< relative to the start of the data section
+  std::uint64_t file_offset = 0;  ///< absolute offset of the first byte in the file
+  std::uint64_t n_elements = 0;
+  std::uint64_t n_bytes = 0;
+  std::span<const std::byte> data;  ///< the tensor's bytes in the file (or mapping)
+
+  const type_traits& traits() const noexcept { return ::gguf::traits(type); }
+
+  /** The stored dimensions, innermost first (`n_dims` entries). */
+  std::span<const std::uint64_t> dims() const noexcept { return {ne.data(), n_dims}; }
+
+  /**
+   * The shape outermost first, as PyTorch and NumPy write it: a `[out, in]` weight is stored as
+   * `ne = {in, out}`. Entries past `n_dims` are 1.
+   */
+  std::array<std::uint64_t, max_dims> shape() const noexcept {
+    std::array<std::uint64_t, max_dims> s{1, 1, 1, 1};
+    for (std::uint32_t i = 0; i < n_dims; ++i) s[i] = ne[n_dims - 1 - i];
+    return s;
+  }
+
+  /** Elements in one row (`ne[0]`). */
+  std::uint64_t row_length() const noexcept { return ne[0]; }
+  /** Rows: the product of every dimension but the first. */
+  std::uint64_t n_rows() const noexcept { return ne[1] * ne[2] * ne[3]; }
+  /** Bytes in one row: `ne[0] / block_size * type_size`. */
+  std::uint64_t row_size() const noexcept {
+    const type_traits& t = traits();
+    return ne[0] / t.block_size * t.type_size;
+  }
+};
+
+GGUF_END_NAMESPACE
+
+#endif  // GGUF_FORMAT_TENSOR_INFO_HPP

@@ -1,0 +1,17 @@
+#ifndef GGUF_GGUF_HPP
+#define GGUF_GGUF_HPP
+
+/// Umbrella header: everything a user of the library needs.
+#include "gguf/version.hpp"
+#include "gguf/result.hpp"
+#include "gguf/format/byte_reader.hpp"
+#include "gguf/format/ggml_types.hpp"
+#include "gguf/format/value.hpp"
+#include "gguf/format/metadata.hpp"
+#include "gguf/format/tensor_info.hpp"
+#include "gguf/format/file.hpp"
+#include "gguf/format/parser.hpp"
+#include "gguf/platform/mapped_file.hpp"
+#include "gguf/open.hpp"
+
+#endif  // GGUF_GGUF_HPP

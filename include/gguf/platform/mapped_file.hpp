@@ -1,0 +1,156 @@
+#ifndef GGUF_PLATFORM_MAPPED_FILE_HPP
+#define GGUF_PLATFORM_MAPPED_FILE_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <utility>
+
+#include "gguf/result.hpp"
+
+#if defined(_WIN32)
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#include <windows.h>
+#else
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+GGUF_BEGIN_NAMESPACE
+
+/**
+ * A whole file mapped read-only into memory (POSIX `mmap`, Windows `MapViewOfFile`), unmapped on
+ * destruction. Moving it keeps the address: views into `bytes()` survive a move. Works on files the
+ * process may only read. An empty file maps to an empty span.
+ */
+class mapped_file {
+ public:
+  mapped_file() noexcept = default;
+  mapped_file(const mapped_file&) = delete;
+  mapped_file& operator=(const mapped_file&) = delete;
+  mapped_file(mapped_file&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  mapped_file& operator=(mapped_file&& o) noexcept {
+    if (this != &o) {
+      unmap();
+      data_ = std::exchange(o.data_, nullptr);
+      size_ = std::exchange(o.size_, 0);
+    }
+    return *this;
+  }
+  ~mapped_file() { unmap(); }
+
+  /** Map the file at `path` (UTF-8 on Windows is not assumed: the narrow path goes to CreateFileA). */
+  static result<mapped_file> open(const char* path) noexcept {
+    mapped_file m;
+#if defined(_WIN32)
+    HANDLE h = CreateFileA(path, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
+                           FILE_ATTRIBUTE_NORMAL | FILE_FLAG_SEQUENTIAL_SCAN, nullptr);
+    if (h == INVALID_HANDLE_VALUE) return error{errc::io_error, 0, "cannot open file"};
+    LARGE_INTEGER size;
+    if (!GetFileSizeEx(h, &size)) {
+      CloseHandle(h);
+      return error{errc::io_error, 0, "cannot get the file size"};
+    }
+    if (size.QuadPart > 0) {
+      if (static_cast<unsigned long long>(size.QuadPart) > static_cast<unsigned long long>(SIZE_MAX)) {
+        CloseHandle(h);
+        return error{errc::io_error, 0, "file too large for the address space"};
+      }
+      HANDLE mapping = CreateFileMappingA(h, nullptr, PAGE_READONLY, 0, 0, nullptr);
+      CloseHandle(h);
+      if (!mapping) return error{errc::io_error, 0, "cannot create a file mapping"};
+      void* p = MapViewOfFile(mapping, FILE_MAP_READ, 0, 0, 0);
+      CloseHandle(mapping);  // the view keeps the mapping alive
+      if (!p) return error{errc::io_error, 0, "cannot map the file"};
+      m.data_ = static_cast<const std::byte*>(p);
+      m.size_ = static_cast<std::size_t>(size.QuadPart);
+    } else {
+      CloseHandle(h);
+    }
+#else
+    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return error{errc::io_error, 0, "cannot open file"};
+    struct stat st;
+    if (::fstat(fd, &st) != 0) {
+      ::close(fd);
+      return error{errc::io_error, 0, "cannot get the file size"};
+    }
+    if (!S_ISREG(st.st_mode)) {
+      ::close(fd);
+      return error{errc::io_error, 0, "not a regular file"};
+    }
+    if (st.st_size > 0) {
+      if (static_cast<unsigned long long>(st.st_size) > static_cast<unsigned long long>(SIZE_MAX)) {
+        ::close(fd);
+        return error{errc::io_error, 0, "file too large for the address space"};
+      }
+      const auto size = static_cast<std::size_t>(st.st_size);
+      void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+      ::close(fd);  // the mapping keeps the file alive
+      if (p == MAP_FAILED) return error{errc::io_error, 0, "cannot map the file"};
+      m.data_ = static_cast<const std::byte*>(p);
+      m.size_ = size;
+    } else {
+      ::close(fd);
+    }
+#endif
+    return m;
+  }
+
+  std::span<const std::byte> bytes() const noexcept { return {data_, size_}; }
+  const std::byte* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return size_; }
+
+  /**
+   * Map a range in now, in one call, instead of one page fault per page as it is first read: on Linux
+   * `madvise(MADV_POPULATE_READ)` (5.14+, falling back to the `MADV_WILLNEED` read-ahead hint), on
+   * Windows `PrefetchVirtualMemory`. Worth it for ranges that will be read in full, such as the
+   * metadata before a parse or a tensor before dequantizing it. A hint: failures are ignored.
+   */
+  void prefetch(std::size_t offset, std::size_t length) const noexcept {
+    if (offset >= size_) return;
+    if (length > size_ - offset) length = size_ - offset;
+#if defined(_WIN32)
+#if defined(_WIN32_WINNT) && _WIN32_WINNT >= 0x0602
+    WIN32_MEMORY_RANGE_ENTRY range{const_cast<std::byte*>(data_) + offset, length};
+    PrefetchVirtualMemory(GetCurrentProcess(), 1, &range, 0);
+#endif
+#else
+    const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    const std::size_t start = offset / page * page;
+    void* addr = const_cast<std::byte*>(data_) + start;
+    const std::size_t len = length + (offset - start);
+#if defined(__linux__)
+    constexpr int populate_read = 22;  // MADV_POPULATE_READ, absent from older headers
+    if (::madvise(addr, len, populate_read) == 0) return;
+#endif
+    ::madvise(addr, len, MADV_WILLNEED);
+#endif
+  }
+
+ private:
+  void unmap() noexcept {
+    if (!data_) return;
+#if defined(_WIN32)
+    UnmapViewOfFile(data_);
+#else
+    ::munmap(const_cast<std::byte*>(data_), size_);
+#endif
+    data_ = nullptr;
+    size_ = 0;
+  }
+
+  const std::byte* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+GGUF_END_NAMESPACE
+
+#endif  // GGUF_PLATFORM_MAPPED_FILE_HPP

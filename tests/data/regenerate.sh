@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Rebuilds everything in tests/data/ from the shared folder (see README.md there).
+#   tests/data/regenerate.sh [SHARED]     SHARED defaults to <repo root>/../shared
+# Needs python3; the oracle (SHARED/oracle/ggml_oracle.py) installs its pinned ggml
+# (npm @node-llama-cpp/linux-x64@3.22.1) on first use through SHARED/oracle/setup.sh.
+# Takes about 3 minutes (fixture generation dominates). Output is deterministic:
+# running it on an up-to-date tree changes no file.
+set -euo pipefail
+
+root="$(git -C "$(dirname "$0")" rev-parse --show-toplevel)"
+shared="${1:-$root/../shared}"
+shared="$(cd "$shared" && pwd)"
+oracle="$shared/oracle/ggml_oracle.py"
+data="$root/tests/data"
+export PYTHONIOENCODING=utf-8   # the oracle prints JSON with ensure_ascii=False
+
+# inspect FILE.gguf -> FILE.json when ggml accepts the file; no JSON (and a note) when it rejects it
+inspect() {
+  local f="$1" j="${1%.gguf}.json" tmp
+  tmp="$(mktemp)"
+  if python3 "$oracle" inspect "$f" > "$tmp"; then
+    cat "$tmp" > "$j"
+    rm -f "$tmp"
+  else
+    echo "ggml rejects $(basename "$f"): $(cat "$tmp")" >&2
+    rm -f "$tmp" "$j"
+  fi
+}
+
+# 1. small vocab copies + oracle JSON
+mkdir -p "$data/vocab"
+python3 "$data/make_small_vocab.py" "$shared/data/vocab" "$data/vocab"
+for f in "$data"/vocab/*.gguf; do inspect "$f"; done
+
+# 2. dequant fixtures
+q="$data/quants"
+mkdir -p "$q"
+for n in quants-s1 raw-s1; do
+  for s in .gguf .expected.gguf; do
+    cp "$shared/data/quants/$n$s" "$q/$n$s"
+    chmod 644 "$q/$n$s"
+  done
+done
+fixture() { local out="$1"; shift; python3 "$oracle" fixture "$q/$out" "$@"; }
+fixture quants-s2     --seed 2 --rows 3 --blocks 3
+fixture raw-s2        --seed 2 --random-bytes
+fixture quants-v2     --seed 3 --version 2
+fixture quants-be     --seed 4 --endian be
+fixture quants-be-le  --seed 4
+fixture quants-v1     --seed 5 --version 1
+fixture quants-v1-le3 --seed 5
+fixture quants-4d     --seed 6 --rows 2 --blocks 1 --extra-dims 3,2
+fixture quants-3d     --seed 7 --rows 1 --blocks 1 --extra-dims 5
+
+# the big-endian and v1 files must hold the same tensors as their little-endian v3 twins
+cmp "$q/quants-be.expected.gguf" "$q/quants-be-le.expected.gguf"
+cmp "$q/quants-v1.expected.gguf" "$q/quants-v1-le3.expected.gguf"
+
+for f in "$q"/*.gguf; do inspect "$f"; done   # quants-be.gguf and quants-v1.gguf are rejected
+echo "tests/data regenerated"
