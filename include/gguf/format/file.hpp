@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gguf/format/metadata.hpp"
+#include "gguf/format/name_index.hpp"
 #include "gguf/format/tensor_info.hpp"
 
 GGUF_BEGIN_NAMESPACE
@@ -55,10 +56,8 @@ class file {
 
   /** The tensor with this name, or nullptr (binary search over a sorted index). */
   const tensor_info* find_tensor(std::string_view name) const noexcept {
-    auto it = std::lower_bound(by_name_.begin(), by_name_.end(), name,
-                               [this](std::uint32_t i, std::string_view n) { return tensors_[i].name < n; });
-    if (it == by_name_.end() || tensors_[*it].name != name) return nullptr;
-    return &tensors_[*it];
+    const std::size_t i = by_name_.find(name, [this](std::size_t k) { return tensors_[k].name; });
+    return i == detail::name_index::npos ? nullptr : &tensors_[i];
   }
 
   /** The bytes this file was parsed from. */
@@ -75,7 +74,7 @@ class file {
   std::uint64_t data_offset_ = 0;
   metadata_table metadata_;
   std::vector<tensor_info> tensors_;
-  std::vector<std::uint32_t> by_name_;
+  detail::name_index by_name_;
 };
 
 GGUF_END_NAMESPACE

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gguf/format/name_index.hpp"
 #include "gguf/format/value.hpp"
 #include "gguf/result.hpp"
 
@@ -39,10 +40,8 @@ class metadata_table {
 
   /** The entry with this key, or nullptr. */
   const metadata_entry* find(std::string_view key) const noexcept {
-    auto it = std::lower_bound(sorted_.begin(), sorted_.end(), key,
-                               [this](std::uint32_t i, std::string_view k) { return entries_[i].key < k; });
-    if (it == sorted_.end() || entries_[*it].key != key) return nullptr;
-    return &entries_[*it];
+    const std::size_t i = index_.find(key, [this](std::size_t k) { return entries_[k].key; });
+    return i == detail::name_index::npos ? nullptr : &entries_[i];
   }
   bool contains(std::string_view key) const noexcept { return find(key) != nullptr; }
 
@@ -79,14 +78,8 @@ class metadata_table {
   const metadata_entry* arch_find(std::string_view name) const noexcept {
     const std::string_view arch = architecture();
     if (arch.empty()) return nullptr;
-    const std::size_t len = arch.size() + 1 + name.size();
-    auto less = [&](std::uint32_t i, int) {  // entries_[i].key < arch + "." + name
-      return compare_joined(entries_[i].key, arch, name) < 0;
-    };
-    auto it = std::lower_bound(sorted_.begin(), sorted_.end(), 0, less);
-    if (it == sorted_.end()) return nullptr;
-    const metadata_entry& e = entries_[*it];
-    return e.key.size() == len && compare_joined(e.key, arch, name) == 0 ? &e : nullptr;
+    const std::size_t i = index_.find_if([&](std::size_t k) { return compare_joined(entries_[k].key, arch, name); });
+    return i == detail::name_index::npos ? nullptr : &entries_[i];
   }
 
   /** `get<T>` on `<general.architecture>.<name>`. */
@@ -101,23 +94,10 @@ class metadata_table {
   void reserve(std::size_t n) { entries_.reserve(n); }
   void push_back(const metadata_entry& e) { entries_.push_back(e); }
 
-  /**
-   * Sort the key index. Returns the entry that repeats an earlier key (the later one in file order),
-   * or nullptr when all keys are distinct.
-   */
+  /** Index the keys. Returns the entry that repeats an earlier key, or nullptr. */
   const metadata_entry* build_index() {
-    sorted_.resize(entries_.size());
-    for (std::size_t i = 0; i < sorted_.size(); ++i) sorted_[i] = static_cast<std::uint32_t>(i);
-    std::sort(sorted_.begin(), sorted_.end(), [this](std::uint32_t a, std::uint32_t b) {
-      const int c = entries_[a].key.compare(entries_[b].key);
-      return c < 0 || (c == 0 && a < b);
-    });
-    const metadata_entry* dup = nullptr;
-    for (std::size_t i = 1; i < sorted_.size(); ++i) {
-      const metadata_entry& e = entries_[sorted_[i]];
-      if (e.key == entries_[sorted_[i - 1]].key && (!dup || e.offset < dup->offset)) dup = &e;
-    }
-    return dup;
+    const std::size_t dup = index_.build(entries_.size(), [this](std::size_t k) { return entries_[k].key; });
+    return dup == detail::name_index::npos ? nullptr : &entries_[dup];
   }
 
  private:
@@ -134,7 +114,7 @@ class metadata_table {
   }
 
   std::vector<metadata_entry> entries_;
-  std::vector<std::uint32_t> sorted_;
+  detail::name_index index_;
 };
 
 GGUF_END_NAMESPACE

@@ -101,18 +101,9 @@ class detail_parser {
       t.data = bytes_.subspan(static_cast<std::size_t>(t.file_offset), static_cast<std::size_t>(t.n_bytes));
     }
 
-    // Names: sorted index for lookup, which also finds duplicates.
-    f.by_name_.resize(f.tensors_.size());
-    for (std::size_t i = 0; i < f.by_name_.size(); ++i) f.by_name_[i] = static_cast<std::uint32_t>(i);
-    std::sort(f.by_name_.begin(), f.by_name_.end(), [&](std::uint32_t a, std::uint32_t b) {
-      const int c = f.tensors_[a].name.compare(f.tensors_[b].name);
-      return c < 0 || (c == 0 && a < b);
-    });
-    for (std::size_t i = 1; i < f.by_name_.size(); ++i) {
-      if (f.tensors_[f.by_name_[i]].name == f.tensors_[f.by_name_[i - 1]].name) {
-        return error{errc::duplicate_tensor, info_at[f.by_name_[i]], "tensor name appears twice"};
-      }
-    }
+    // Names: a sorted index for lookup, which also finds duplicates.
+    const std::size_t dup = f.by_name_.build(f.tensors_.size(), [&](std::size_t k) { return f.tensors_[k].name; });
+    if (dup != detail::name_index::npos) return error{errc::duplicate_tensor, info_at[dup], "tensor name appears twice"};
 
     // Overlap. Offsets may come in any order and leave gaps (ggml wrongly insists on a packed,
     // ordered layout), but no byte may belong to two tensors. Files written in order skip the sort.

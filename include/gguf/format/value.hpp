@@ -192,46 +192,10 @@ class array_view {
   /** The bytes of all items, as stored. */
   constexpr std::span<const std::byte> bytes() const noexcept { return {data_, static_cast<std::size_t>(size_)}; }
 
-  /** Iterates the items as `value_view`s. */
-  class iterator {
-   public:
-    using iterator_category = std::forward_iterator_tag;
-    using value_type = value_view;
-    using difference_type = std::ptrdiff_t;
-    using pointer = void;
-    using reference = value_view;
-
-    iterator() noexcept = default;
-    value_view operator*() const noexcept {
-      const std::byte* next;
-      return detail::decode_value(type_, p_, wire_, &next);
-    }
-    iterator& operator++() noexcept {
-      (void)detail::decode_value(type_, p_, wire_, &p_);
-      --left_;
-      return *this;
-    }
-    iterator operator++(int) noexcept {
-      iterator t = *this;
-      ++*this;
-      return t;
-    }
-    friend bool operator==(const iterator& a, const iterator& b) noexcept { return a.left_ == b.left_; }
-
-   private:
-    friend class array_view;
-    iterator(::gguf::value_type t, detail::wire w, const std::byte* p, std::uint64_t left) noexcept
-        : type_(t), wire_(w), p_(p), left_(left) {}
-    ::gguf::value_type type_ = ::gguf::value_type::uint8;
-    detail::wire wire_{};
-    const std::byte* p_ = nullptr;
-    std::uint64_t left_ = 0;
-  };
-
-  iterator begin() const noexcept { return {item_type_, wire_, data_, count_}; }
-  iterator end() const noexcept { return {item_type_, wire_, data_ + size_, 0}; }
-
-  /** A typed range over the items: `T` is the item's C++ type (`std::string_view` for strings). */
+  /**
+   * A range over the items as `T`: the item type's C++ type (`std::string_view` for strings,
+   * `array_view` for nested arrays), or `value_view` for any item type.
+   */
   template <class T>
   class typed_range {
    public:
@@ -248,9 +212,9 @@ class array_view {
         if constexpr (std::is_same_v<T, std::string_view>) {
           return {reinterpret_cast<const char*>(p_ + wire_.count_size()),
                   static_cast<std::size_t>(wire_.count_at(p_))};
-        } else if constexpr (std::is_same_v<T, array_view>) {
+        } else if constexpr (std::is_same_v<T, value_view> || std::is_same_v<T, array_view>) {
           const std::byte* next;
-          return array_view(detail::decode_value(::gguf::value_type::array, p_, wire_, &next));
+          return T(detail::decode_value(item_, p_, wire_, &next));
         } else {
           return detail::decode_scalar<T>(p_, wire_.swap);
         }
@@ -258,8 +222,8 @@ class array_view {
       iterator& operator++() noexcept {
         if constexpr (std::is_same_v<T, std::string_view>) {
           p_ += wire_.count_size() + wire_.count_at(p_);
-        } else if constexpr (std::is_same_v<T, array_view>) {
-          (void)detail::decode_value(::gguf::value_type::array, p_, wire_, &p_);
+        } else if constexpr (std::is_same_v<T, value_view> || std::is_same_v<T, array_view>) {
+          (void)detail::decode_value(item_, p_, wire_, &p_);
         } else {
           p_ += sizeof(T);
         }
@@ -275,32 +239,40 @@ class array_view {
 
      private:
       friend class typed_range;
-      iterator(detail::wire w, const std::byte* p, std::uint64_t left) noexcept : wire_(w), p_(p), left_(left) {}
+      iterator(::gguf::value_type item, detail::wire w, const std::byte* p, std::uint64_t left) noexcept
+          : item_(item), wire_(w), p_(p), left_(left) {}
+      ::gguf::value_type item_ = ::gguf::value_type::uint8;
       detail::wire wire_{};
       const std::byte* p_ = nullptr;
       std::uint64_t left_ = 0;
     };
 
     typed_range() noexcept = default;
-    typed_range(detail::wire w, const std::byte* data, std::uint64_t size, std::uint64_t count) noexcept
-        : wire_(w), data_(data), size_(size), count_(count) {}
-    iterator begin() const noexcept { return {wire_, data_, count_}; }
-    iterator end() const noexcept { return {wire_, data_ + size_, 0}; }
+    explicit typed_range(const array_view& a) noexcept
+        : item_(a.item_type_), wire_(a.wire_), data_(a.data_), size_(a.size_), count_(a.count_) {}
+    iterator begin() const noexcept { return {item_, wire_, data_, count_}; }
+    iterator end() const noexcept { return {item_, wire_, data_ + size_, 0}; }
     std::uint64_t size() const noexcept { return count_; }
     bool empty() const noexcept { return count_ == 0; }
 
    private:
+    ::gguf::value_type item_ = ::gguf::value_type::uint8;
     detail::wire wire_{};
     const std::byte* data_ = nullptr;
     std::uint64_t size_ = 0;
     std::uint64_t count_ = 0;
   };
 
+  /** Iterating an array yields its items as `value_view`s. */
+  using iterator = typed_range<value_view>::iterator;
+  iterator begin() const noexcept { return typed_range<value_view>(*this).begin(); }
+  iterator end() const noexcept { return typed_range<value_view>(*this).end(); }
+
   /** The items as a range of `T`; `type_mismatch` unless `T` is the item type's C++ type. */
   template <class T>
   result<typed_range<T>> as() const noexcept {
     if (value_type_of<T>::value != item_type_) return {errc::type_mismatch, 0, "array item type differs"};
-    return typed_range<T>(wire_, data_, size_, count_);
+    return typed_range<T>(*this);
   }
 
   /** Item `i` as `T` (O(1) for fixed-size items, O(i) for strings and nested arrays). */
@@ -311,7 +283,7 @@ class array_view {
     if constexpr (gguf_scalar<T>) {
       return detail::decode_scalar<T>(data_ + i * sizeof(T), wire_.swap);
     } else {
-      auto it = typed_range<T>(wire_, data_, size_, count_).begin();
+      auto it = typed_range<T>(*this).begin();
       for (std::uint64_t k = 0; k < i; ++k) ++it;
       return *it;
     }
@@ -334,7 +306,7 @@ class array_view {
     return std::span<const T>(reinterpret_cast<const T*>(data_), static_cast<std::size_t>(count_));
   }
 
-  /// Internal: from an array value.
+  /// From an array value (the parser's and iteration's way in; `value_view::get` for users).
   constexpr explicit array_view(const value_view& v) noexcept
       : item_type_(v.item_type_), wire_(v.wire_), data_(v.data_), size_(v.size_), count_(v.count_) {}
 
