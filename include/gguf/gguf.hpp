@@ -13,5 +13,6 @@
 #include "gguf/format/parser.hpp"
 #include "gguf/platform/mapped_file.hpp"
 #include "gguf/open.hpp"
+#include "gguf/dequantize.hpp"
 
 #endif  // GGUF_GGUF_HPP

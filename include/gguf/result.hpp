@@ -43,6 +43,7 @@ enum class errc : std::uint8_t {
   not_found,            ///< no metadata key or tensor of that name
   type_mismatch,        ///< a value asked for as a type it does not have
   out_of_range,         ///< a value, index or count outside what the call accepts
+  size_mismatch,        ///< a buffer whose size does not match the data (or is not a whole number of blocks)
 };
 
 /** A short, stable English description of an error code. */
@@ -72,6 +73,7 @@ constexpr const char* message(errc code) noexcept {
     case errc::not_found: return "not found";
     case errc::type_mismatch: return "type mismatch";
     case errc::out_of_range: return "out of range";
+    case errc::size_mismatch: return "size mismatch";
   }
   return "unknown error";
 }

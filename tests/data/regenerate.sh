@@ -57,4 +57,8 @@ cmp "$q/quants-be.expected.gguf" "$q/quants-be-le.expected.gguf"
 cmp "$q/quants-v1.expected.gguf" "$q/quants-v1-le3.expected.gguf"
 
 for f in "$q"/*.gguf; do inspect "$f"; done   # quants-be.gguf and quants-v1.gguf are rejected
+
+# 3. a llama.cpp Q4_K_M model structure, quantized by ggml, with the hashes of ggml's dequantization
+python3 "$data/make_model_fixture.py" "$shared" "$data/model"
+inspect "$data/model/tiny-llama-q4_K_M.gguf"
 echo "tests/data regenerated"

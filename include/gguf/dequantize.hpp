@@ -1,0 +1,55 @@
+#ifndef GGUF_DEQUANTIZE_HPP
+#define GGUF_DEQUANTIZE_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "gguf/format/tensor_info.hpp"
+#include "gguf/kernels/scalar.hpp"
+#include "gguf/result.hpp"
+
+GGUF_BEGIN_NAMESPACE
+
+/**
+ * Dequantize `out.size()` weights of type `type` from the blocks in `src` (the raw form, for callers
+ * who hold blocks themselves). `out.size()` must be a whole number of blocks and `src` must hold
+ * exactly those blocks (`size_mismatch` otherwise). Bit-exact with ggml's reference dequantizers.
+ */
+inline result<void> dequantize(ggml_type type, std::span<const std::byte> src, std::span<float> out) noexcept {
+  const type_traits* t = find_type(static_cast<std::uint32_t>(type));
+  if (!t) return {errc::bad_tensor_type, 0, "unknown tensor type"};
+  if (out.size() % t->block_size != 0) return {errc::size_mismatch, 0, "output is not a whole number of blocks"};
+  const std::size_t blocks = out.size() / t->block_size;
+  if (src.size() / t->type_size < blocks || src.size() != blocks * t->type_size) {
+    return {errc::size_mismatch, 0, "input size does not match the output size"};
+  }
+  if (blocks) kernels::scalar_kernel(type)(src.data(), out.data(), blocks);
+  return {};
+}
+
+/** Dequantize a whole tensor: `out.size()` must equal `t.n_elements`. */
+inline result<void> dequantize(const tensor_info& t, std::span<float> out) noexcept {
+  if (out.size() != t.n_elements) return {errc::size_mismatch, 0, "output size differs from the element count"};
+  return dequantize(t.type, t.data, out);
+}
+
+/**
+ * Dequantize rows `first_row .. first_row + n_rows - 1` of a tensor (a row is `ne[0]` weights; rows run
+ * over ne[1], then ne[2], then ne[3]): an embedding lookup, or a big tensor streamed in chunks.
+ * `out.size()` must equal `n_rows * ne[0]`.
+ */
+inline result<void> dequantize_rows(const tensor_info& t, std::uint64_t first_row, std::uint64_t n_rows,
+                                    std::span<float> out) noexcept {
+  const std::uint64_t rows = t.n_rows();
+  if (first_row > rows || n_rows > rows - first_row) return {errc::out_of_range, 0, "rows outside the tensor"};
+  if (out.size() != n_rows * t.ne[0]) return {errc::size_mismatch, 0, "output size differs from n_rows * ne[0]"};
+  const std::uint64_t row_bytes = t.row_size();
+  return dequantize(t.type, t.data.subspan(static_cast<std::size_t>(first_row * row_bytes),
+                                           static_cast<std::size_t>(n_rows * row_bytes)),
+                    out);
+}
+
+GGUF_END_NAMESPACE
+
+#endif  // GGUF_DEQUANTIZE_HPP

@@ -1,0 +1,81 @@
+#ifndef GGUF_DETAIL_FLOAT_FORMATS_HPP
+#define GGUF_DETAIL_FLOAT_FORMATS_HPP
+
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "gguf/version.hpp"
+
+GGUF_BEGIN_NAMESPACE
+namespace detail {
+
+/// Little-endian loads from block bytes (tensor data is little-endian; see README, "Byte order").
+inline std::uint16_t le16(const std::byte* p) noexcept {
+  return static_cast<std::uint16_t>(std::to_integer<unsigned>(p[0]) | (std::to_integer<unsigned>(p[1]) << 8));
+}
+inline std::uint32_t le32(const std::byte* p) noexcept {
+  return static_cast<std::uint32_t>(le16(p)) | (static_cast<std::uint32_t>(le16(p + 2)) << 16);
+}
+inline std::uint8_t u8(const std::byte* p) noexcept { return std::to_integer<std::uint8_t>(*p); }
+inline std::int8_t i8(const std::byte* p) noexcept { return static_cast<std::int8_t>(std::to_integer<std::uint8_t>(*p)); }
+
+/**
+ * IEEE binary16 -> binary32, exactly (every half, subnormals, infinities and NaN payloads included):
+ * the value ggml's GGML_FP16_TO_FP32 and F16C's vcvtph2ps give.
+ */
+constexpr float half_to_float(std::uint16_t h) noexcept {
+  const std::uint32_t sign = static_cast<std::uint32_t>(h & 0x8000u) << 16;
+  const std::uint32_t exp = (h >> 10) & 0x1Fu;
+  std::uint32_t man = h & 0x3FFu;
+  std::uint32_t bits;
+  if (exp == 0x1F) {
+    bits = sign | 0x7F800000u | (man << 13);  // inf, NaN (payload kept)
+  } else if (exp != 0) {
+    bits = sign | ((exp + 112) << 23) | (man << 13);
+  } else if (man == 0) {
+    bits = sign;  // +-0
+  } else {  // subnormal: normalise
+    std::uint32_t e = 113;
+    while ((man & 0x400u) == 0) {
+      man <<= 1;
+      --e;
+    }
+    bits = sign | (e << 23) | ((man & 0x3FFu) << 13);
+  }
+  return std::bit_cast<float>(bits);
+}
+
+/** bfloat16 -> binary32: the top half of a float. */
+constexpr float bf16_to_float(std::uint16_t h) noexcept { return std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16); }
+
+/**
+ * E8M0 scale (MXFP4) halved, as ggml's GGML_E8M0_TO_FP32_HALF: 2^(e-128), with e = 0 and 1 the
+ * subnormals 2^-128 and 2^-127. (The halving pairs with ggml's doubled E2M1 table.) e = 255 gives
+ * 2^127, not NaN, as in ggml.
+ */
+constexpr float e8m0_to_float_half(std::uint8_t e) noexcept {
+  const std::uint32_t bits = e < 2 ? (0x00200000u << e) : (static_cast<std::uint32_t>(e - 1) << 23);
+  return std::bit_cast<float>(bits);
+}
+
+/**
+ * UE4M3 scale (NVFP4) halved, as ggml's ggml_ue4m3_to_fp32: 4 exponent bits (bias 7), 3 mantissa bits,
+ * the top bit ignored; 0x00 and 0x7F (its NaN) give 0. Every result is exact in float.
+ */
+constexpr float ue4m3_to_float_half(std::uint8_t x) noexcept {
+  if (x == 0 || x == 0x7F) return 0.0f;
+  const int exp = (x >> 3) & 0xF;
+  const int man = x & 0x7;
+  // exp 0: man * 2^-9; else (1 + man/8) * 2^(exp-7) = (8 + man) * 2^(exp-10). Then halved.
+  const float raw = exp == 0 ? static_cast<float>(man) * 0x1p-9f
+                             : static_cast<float>(8 + man) * std::bit_cast<float>(static_cast<std::uint32_t>(exp - 10 + 127) << 23);
+  return raw * 0.5f;
+}
+
+}  // namespace detail
+GGUF_END_NAMESPACE
+
+#endif  // GGUF_DETAIL_FLOAT_FORMATS_HPP

@@ -1,0 +1,74 @@
+#ifndef GGUF_KERNELS_SCALAR_HPP
+#define GGUF_KERNELS_SCALAR_HPP
+
+#include <cstddef>
+
+#include "gguf/format/ggml_types.hpp"
+#include "gguf/kernels/scalar/fp4.hpp"
+#include "gguf/kernels/scalar/iq_quants.hpp"
+#include "gguf/kernels/scalar/k_quants.hpp"
+#include "gguf/kernels/scalar/legacy.hpp"
+#include "gguf/kernels/scalar/low_bit.hpp"
+#include "gguf/kernels/scalar/plain.hpp"
+#include "gguf/kernels/scalar/ternary.hpp"
+
+GGUF_BEGIN_NAMESPACE
+namespace kernels {
+
+/**
+ * A block kernel: dequantize `n_blocks` whole blocks at `src` into `n_blocks * block_size` floats at
+ * `dst`. For the one-weight types (f32, f16, ..., i64) a block is one element. Kernels cannot fail:
+ * sizes are checked before they run.
+ */
+using dequant_fn = void (*)(const std::byte* src, float* dst, std::size_t n_blocks) noexcept;
+
+/**
+ * The scalar kernel of each type: the specification every faster kernel is held to, bit for bit
+ * (ggml's dequantize_row_* for the types it has, FORMAT.md for the rest).
+ */
+constexpr dequant_fn scalar_kernel(ggml_type t) noexcept {
+  using namespace scalar;
+  switch (t) {
+    case ggml_type::f32: return dequant_f32;
+    case ggml_type::f16: return dequant_f16;
+    case ggml_type::bf16: return dequant_bf16;
+    case ggml_type::f64: return dequant_f64;
+    case ggml_type::i8: return dequant_i8;
+    case ggml_type::i16: return dequant_i16;
+    case ggml_type::i32: return dequant_i32;
+    case ggml_type::i64: return dequant_i64;
+    case ggml_type::q4_0: return dequant_q4_0;
+    case ggml_type::q4_1: return dequant_q4_1;
+    case ggml_type::q5_0: return dequant_q5_0;
+    case ggml_type::q5_1: return dequant_q5_1;
+    case ggml_type::q8_0: return dequant_q8_0;
+    case ggml_type::q8_1: return dequant_q8_1;
+    case ggml_type::q2_K: return dequant_q2_K;
+    case ggml_type::q3_K: return dequant_q3_K;
+    case ggml_type::q4_K: return dequant_q4_K;
+    case ggml_type::q5_K: return dequant_q5_K;
+    case ggml_type::q6_K: return dequant_q6_K;
+    case ggml_type::q8_K: return dequant_q8_K;
+    case ggml_type::iq2_xxs: return dequant_iq2_xxs;
+    case ggml_type::iq2_xs: return dequant_iq2_xs;
+    case ggml_type::iq2_s: return dequant_iq2_s;
+    case ggml_type::iq3_xxs: return dequant_iq3_xxs;
+    case ggml_type::iq3_s: return dequant_iq3_s;
+    case ggml_type::iq1_s: return dequant_iq1_s;
+    case ggml_type::iq1_m: return dequant_iq1_m;
+    case ggml_type::iq4_nl: return dequant_iq4_nl;
+    case ggml_type::iq4_xs: return dequant_iq4_xs;
+    case ggml_type::tq1_0: return dequant_tq1_0;
+    case ggml_type::tq2_0: return dequant_tq2_0;
+    case ggml_type::mxfp4: return dequant_mxfp4;
+    case ggml_type::nvfp4: return dequant_nvfp4;
+    case ggml_type::q1_0: return dequant_q1_0;
+    case ggml_type::q2_0: return dequant_q2_0;
+  }
+  return nullptr;
+}
+
+}  // namespace kernels
+GGUF_END_NAMESPACE
+
+#endif  // GGUF_KERNELS_SCALAR_HPP
