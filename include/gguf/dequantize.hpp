@@ -6,10 +6,30 @@
 #include <span>
 
 #include "gguf/format/tensor_info.hpp"
-#include "gguf/kernels/scalar.hpp"
 #include "gguf/result.hpp"
 
-GGUF_BEGIN_NAMESPACE
+// Two modes, in two inline namespaces so that a program mixing them cannot break the ODR:
+// - header-only (default): the best kernels the including translation unit's flags allow
+//   (xsimd::default_arch; build with -march=native and dispatch costs nothing);
+// - runtime dispatch (GGUF_RUNTIME_DISPATCH=1, set by linking gguf::dispatch): the kernels of the best
+//   instruction set the CPU supports, chosen at run time.
+#if GGUF_RUNTIME_DISPATCH
+#include "gguf/dispatch.hpp"
+#define GGUF_DEQUANT_BEGIN_NAMESPACE \
+  GGUF_BEGIN_NAMESPACE               \
+  inline namespace runtime_dispatch {
+#define GGUF_DEQUANT_END_NAMESPACE \
+  }                                \
+  GGUF_END_NAMESPACE
+#define GGUF_DEQUANT_KERNEL(type) ::gguf::dispatch::kernel(type)
+#else
+#include "gguf/kernels/simd.hpp"
+#define GGUF_DEQUANT_BEGIN_NAMESPACE GGUF_KERNELS_BEGIN_NAMESPACE
+#define GGUF_DEQUANT_END_NAMESPACE GGUF_KERNELS_END_NAMESPACE
+#define GGUF_DEQUANT_KERNEL(type) kernels::best_kernel(type)
+#endif
+
+GGUF_DEQUANT_BEGIN_NAMESPACE
 
 /**
  * Dequantize `out.size()` weights of type `type` from the blocks in `src` (the raw form, for callers
@@ -24,7 +44,7 @@ inline result<void> dequantize(ggml_type type, std::span<const std::byte> src, s
   if (src.size() / t->type_size < blocks || src.size() != blocks * t->type_size) {
     return {errc::size_mismatch, 0, "input size does not match the output size"};
   }
-  if (blocks) kernels::scalar_kernel(type)(src.data(), out.data(), blocks);
+  if (blocks) GGUF_DEQUANT_KERNEL(type)(src.data(), out.data(), blocks);
   return {};
 }
 
@@ -50,6 +70,6 @@ inline result<void> dequantize_rows(const tensor_info& t, std::uint64_t first_ro
                     out);
 }
 
-GGUF_END_NAMESPACE
+GGUF_DEQUANT_END_NAMESPACE
 
 #endif  // GGUF_DEQUANTIZE_HPP

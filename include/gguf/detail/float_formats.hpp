@@ -7,10 +7,11 @@
 #include <cstdint>
 #include <cstring>
 
+#include "gguf/detail/isa.hpp"
 #include "gguf/version.hpp"
 
-GGUF_BEGIN_NAMESPACE
-namespace detail {
+GGUF_KERNELS_BEGIN_NAMESPACE
+namespace kernels::detail {
 
 /// Little-endian loads from block bytes (tensor data is little-endian; see README, "Byte order").
 inline std::uint16_t le16(const std::byte* p) noexcept {
@@ -75,7 +76,7 @@ constexpr float ue4m3_to_float_half(std::uint8_t x) noexcept {
   return raw * 0.5f;
 }
 
-}  // namespace detail
-GGUF_END_NAMESPACE
+}  // namespace kernels::detail
+GGUF_KERNELS_END_NAMESPACE
 
 #endif  // GGUF_DETAIL_FLOAT_FORMATS_HPP

@@ -4,9 +4,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "gguf/detail/isa.hpp"
 #include "gguf/format/ggml_types.hpp"
 
-GGUF_BEGIN_NAMESPACE
+GGUF_KERNELS_BEGIN_NAMESPACE
 namespace blocks {
 
 /**
@@ -78,6 +79,6 @@ GGUF_CHECK_BLOCK(q2_0);
 #undef GGUF_CHECK_BLOCK
 
 }  // namespace blocks
-GGUF_END_NAMESPACE
+GGUF_KERNELS_END_NAMESPACE
 
 #endif  // GGUF_KERNELS_BLOCKS_HPP

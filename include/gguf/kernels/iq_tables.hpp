@@ -4,12 +4,13 @@
 #include <array>
 #include <cstdint>
 
+#include "gguf/detail/isa.hpp"
 #include "gguf/version.hpp"
 
 // GENERATED from ggml's ggml-common.h (https://github.com/ggml-org/ggml, MIT License, Copyright (c) the
 // ggml authors); the values are copied by a script, not retyped. Do not edit by hand.
 
-GGUF_BEGIN_NAMESPACE
+GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::iq {
 
 /**
@@ -1126,6 +1127,6 @@ inline constexpr float iq1s_delta = 0.125f;
 inline constexpr float iq1m_delta = 0.125f;
 
 }  // namespace kernels::iq
-GGUF_END_NAMESPACE
+GGUF_KERNELS_END_NAMESPACE
 
 #endif  // GGUF_KERNELS_IQ_TABLES_HPP

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 
+#include "gguf/detail/isa.hpp"
 #include "gguf/format/ggml_types.hpp"
 #include "gguf/kernels/scalar/fp4.hpp"
 #include "gguf/kernels/scalar/iq_quants.hpp"
@@ -12,15 +13,10 @@
 #include "gguf/kernels/scalar/plain.hpp"
 #include "gguf/kernels/scalar/ternary.hpp"
 
-GGUF_BEGIN_NAMESPACE
+GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels {
 
-/**
- * A block kernel: dequantize `n_blocks` whole blocks at `src` into `n_blocks * block_size` floats at
- * `dst`. For the one-weight types (f32, f16, ..., i64) a block is one element. Kernels cannot fail:
- * sizes are checked before they run.
- */
-using dequant_fn = void (*)(const std::byte* src, float* dst, std::size_t n_blocks) noexcept;
+using ::gguf::dequant_fn;
 
 /**
  * The scalar kernel of each type: the specification every faster kernel is held to, bit for bit
@@ -69,6 +65,6 @@ constexpr dequant_fn scalar_kernel(ggml_type t) noexcept {
 }
 
 }  // namespace kernels
-GGUF_END_NAMESPACE
+GGUF_KERNELS_END_NAMESPACE
 
 #endif  // GGUF_KERNELS_SCALAR_HPP

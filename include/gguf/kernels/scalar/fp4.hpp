@@ -4,10 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "gguf/detail/isa.hpp"
 #include "gguf/detail/float_formats.hpp"
 #include "gguf/kernels/blocks.hpp"
 
-GGUF_BEGIN_NAMESPACE
+GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::scalar {
 
 // The 4-bit float types: each nibble is an E2M1 value (sign, 2 exponent bits, 1 mantissa bit) times a
@@ -53,6 +54,6 @@ inline void dequant_nvfp4(const std::byte* src, float* dst, std::size_t nb) noex
 }
 
 }  // namespace kernels::scalar
-GGUF_END_NAMESPACE
+GGUF_KERNELS_END_NAMESPACE
 
 #endif  // GGUF_KERNELS_SCALAR_FP4_HPP

@@ -4,11 +4,12 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "gguf/detail/isa.hpp"
 #include "gguf/detail/float_formats.hpp"
 #include "gguf/kernels/blocks.hpp"
 #include "gguf/kernels/iq_tables.hpp"
 
-GGUF_BEGIN_NAMESPACE
+GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::scalar {
 
 // The IQ ("importance") quantizations. Most store, per group of 8 (or 4) weights, an index into a
@@ -241,6 +242,6 @@ inline void dequant_iq4_xs(const std::byte* src, float* dst, std::size_t nb) noe
 }
 
 }  // namespace kernels::scalar
-GGUF_END_NAMESPACE
+GGUF_KERNELS_END_NAMESPACE
 
 #endif  // GGUF_KERNELS_SCALAR_IQ_QUANTS_HPP

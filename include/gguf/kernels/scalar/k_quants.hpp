@@ -6,11 +6,12 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "gguf/detail/isa.hpp"
 #include "gguf/detail/float_formats.hpp"
 #include "gguf/kernels/blocks.hpp"
 #include "gguf/kernels/scalar/rounding.hpp"
 
-GGUF_BEGIN_NAMESPACE
+GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::scalar {
 
 // The K-quants: 256-weight super-blocks split into sub-blocks of 16 or 32 weights, each with a small
@@ -200,6 +201,6 @@ inline void dequant_q8_K(const std::byte* src, float* dst, std::size_t nb) noexc
 }
 
 }  // namespace kernels::scalar
-GGUF_END_NAMESPACE
+GGUF_KERNELS_END_NAMESPACE
 
 #endif  // GGUF_KERNELS_SCALAR_K_QUANTS_HPP

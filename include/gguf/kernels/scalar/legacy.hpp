@@ -5,11 +5,12 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "gguf/detail/isa.hpp"
 #include "gguf/detail/float_formats.hpp"
 #include "gguf/kernels/blocks.hpp"
 #include "gguf/kernels/scalar/rounding.hpp"
 
-GGUF_BEGIN_NAMESPACE
+GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::scalar {
 
 // The first-generation 32-weight blocks. Each weight is an integer times a half-precision scale,
@@ -84,6 +85,6 @@ inline void dequant_q8_1(const std::byte* src, float* dst, std::size_t nb) noexc
 }
 
 }  // namespace kernels::scalar
-GGUF_END_NAMESPACE
+GGUF_KERNELS_END_NAMESPACE
 
 #endif  // GGUF_KERNELS_SCALAR_LEGACY_HPP

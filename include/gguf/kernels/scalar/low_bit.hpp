@@ -4,10 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "gguf/detail/isa.hpp"
 #include "gguf/detail/float_formats.hpp"
 #include "gguf/kernels/blocks.hpp"
 
-GGUF_BEGIN_NAMESPACE
+GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::scalar {
 
 // The 1- and 2-bit types with one half-precision scale a block. Weights are packed least significant
@@ -39,6 +40,6 @@ inline void dequant_q2_0(const std::byte* src, float* dst, std::size_t nb) noexc
 }
 
 }  // namespace kernels::scalar
-GGUF_END_NAMESPACE
+GGUF_KERNELS_END_NAMESPACE
 
 #endif  // GGUF_KERNELS_SCALAR_LOW_BIT_HPP

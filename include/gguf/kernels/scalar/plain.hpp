@@ -8,9 +8,10 @@
 #include <cstring>
 #include <limits>
 
+#include "gguf/detail/isa.hpp"
 #include "gguf/detail/float_formats.hpp"
 
-GGUF_BEGIN_NAMESPACE
+GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::scalar {
 
 /// f32: a copy (ggml has no to_float for f32).
@@ -77,6 +78,6 @@ inline void dequant_i64(const std::byte* src, float* dst, std::size_t n) noexcep
 }
 
 }  // namespace kernels::scalar
-GGUF_END_NAMESPACE
+GGUF_KERNELS_END_NAMESPACE
 
 #endif  // GGUF_KERNELS_SCALAR_PLAIN_HPP

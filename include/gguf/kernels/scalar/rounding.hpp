@@ -1,9 +1,10 @@
 #ifndef GGUF_KERNELS_SCALAR_ROUNDING_HPP
 #define GGUF_KERNELS_SCALAR_ROUNDING_HPP
 
+#include "gguf/detail/isa.hpp"
 #include "gguf/version.hpp"
 
-GGUF_BEGIN_NAMESPACE
+GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::scalar {
 
 /**
@@ -28,6 +29,6 @@ inline float mul_add(float a, float b, float c) noexcept {
 }
 
 }  // namespace kernels::scalar
-GGUF_END_NAMESPACE
+GGUF_KERNELS_END_NAMESPACE
 
 #endif  // GGUF_KERNELS_SCALAR_ROUNDING_HPP

@@ -4,10 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "gguf/detail/isa.hpp"
 #include "gguf/detail/float_formats.hpp"
 #include "gguf/kernels/blocks.hpp"
 
-GGUF_BEGIN_NAMESPACE
+GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::scalar {
 
 // The ternary types of 256 weights: each weight is (t - 1) * d with t in {0, 1, 2} (t = 3 is possible in
@@ -71,6 +72,6 @@ inline void dequant_tq2_0(const std::byte* src, float* dst, std::size_t nb) noex
 }
 
 }  // namespace kernels::scalar
-GGUF_END_NAMESPACE
+GGUF_KERNELS_END_NAMESPACE
 
 #endif  // GGUF_KERNELS_SCALAR_TERNARY_HPP

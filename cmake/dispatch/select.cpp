@@ -1,0 +1,150 @@
+// The baseline half of gguf::dispatch: CPU detection and the choice of kernel table. Compiled with the
+// project's baseline flags, so it runs on any CPU of the target; the tables of the wider instruction
+// sets come from their own translation units (isa_table.cpp.in).
+// Its own kernel namespace, so that no inline function is shared with a user's header-only build.
+#define GGUF_ISA_NS isa_dispatch_base
+#include <gguf/dispatch.hpp>
+#include <gguf/kernels/simd.hpp>  // the baseline kernels: sse2 on x86-64, neon64 on ARM64
+
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <string_view>
+
+#if defined(GGUF_DISPATCH_X86)
+#if defined(_MSC_VER)
+#include <intrin.h>
+#else
+#include <cpuid.h>
+#endif
+#endif
+
+GGUF_BEGIN_NAMESPACE
+namespace dispatch {
+namespace detail {
+#if defined(GGUF_DISPATCH_AVX2)
+const dequant_fn* table_avx2() noexcept;
+#endif
+#if defined(GGUF_DISPATCH_AVX512BW)
+const dequant_fn* table_avx512bw() noexcept;
+#endif
+
+template <bool Scalar>
+const dequant_fn* baseline_table() noexcept {
+  static constexpr std::array<dequant_fn, ggml_type_count> table = [] {
+    std::array<dequant_fn, ggml_type_count> t{};
+    for (const type_traits& tt : ggml_types) {
+      t[static_cast<std::uint32_t>(tt.type)] = Scalar ? kernels::scalar_kernel(tt.type) : kernels::best_kernel(tt.type);
+    }
+    return t;
+  }();
+  return table.data();
+}
+
+#if defined(GGUF_DISPATCH_X86)
+struct cpu_features {
+  bool avx2 = false, avx512bw = false;
+};
+
+// cpuid says what the CPU has; xgetbv says which register state the OS saves on a context switch.
+// Both are needed: a CPU with AVX-512 under an OS that does not save ZMM state must not use it.
+inline cpu_features detect() noexcept {
+  auto cpuid = [](unsigned leaf, unsigned sub, unsigned r[4]) {
+#if defined(_MSC_VER)
+    int regs[4];
+    __cpuidex(regs, static_cast<int>(leaf), static_cast<int>(sub));
+    for (int i = 0; i < 4; ++i) r[i] = static_cast<unsigned>(regs[i]);
+#else
+    __cpuid_count(leaf, sub, r[0], r[1], r[2], r[3]);
+#endif
+  };
+  cpu_features f;
+  unsigned r[4];
+  cpuid(0, 0, r);
+  const unsigned max_leaf = r[0];
+  if (max_leaf < 7) return f;
+  cpuid(1, 0, r);
+  const unsigned ecx1 = r[2];
+  const bool osxsave = ecx1 & (1u << 27), avx = ecx1 & (1u << 28), fma = ecx1 & (1u << 12), f16c = ecx1 & (1u << 29);
+  if (!osxsave || !avx) return f;
+#if defined(_MSC_VER)
+  const unsigned long long xcr0 = _xgetbv(0);
+#else
+  unsigned lo, hi;
+  __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+  const unsigned long long xcr0 = (static_cast<unsigned long long>(hi) << 32) | lo;
+#endif
+  cpuid(7, 0, r);
+  const unsigned ebx7 = r[1];
+  const bool avx2 = ebx7 & (1u << 5), bmi1 = ebx7 & (1u << 3), bmi2 = ebx7 & (1u << 8);
+  const bool ymm_state = (xcr0 & 0x6) == 0x6;
+  f.avx2 = avx2 && fma && f16c && bmi1 && bmi2 && ymm_state;
+  const bool avx512 = (ebx7 & (1u << 16)) && (ebx7 & (1u << 17)) && (ebx7 & (1u << 30)) && (ebx7 & (1u << 31));
+  f.avx512bw = f.avx2 && avx512 && (xcr0 & 0xE6) == 0xE6;
+  return f;
+}
+#endif
+
+const dequant_fn* table(isa i) noexcept {
+#if defined(GGUF_DISPATCH_X86)
+  static const cpu_features cpu = detect();
+#endif
+  switch (i) {
+    case isa::scalar: return baseline_table<true>();
+#if defined(GGUF_DISPATCH_X86)
+    case isa::sse2: return baseline_table<false>();
+#if defined(GGUF_DISPATCH_AVX2)
+    case isa::avx2: return cpu.avx2 ? table_avx2() : nullptr;
+#endif
+#if defined(GGUF_DISPATCH_AVX512BW)
+    case isa::avx512bw: return cpu.avx512bw ? table_avx512bw() : nullptr;
+#endif
+#endif
+#if defined(GGUF_DISPATCH_NEON64)
+    case isa::neon64: return baseline_table<false>();
+#endif
+    default: return nullptr;
+  }
+}
+
+isa choose() noexcept {
+  if (const char* forced = std::getenv("GGUF_FORCE_ISA")) {
+    for (isa i : all_isas) {
+      if (name(i) == std::string_view(forced) && table(i)) return i;
+    }
+  }
+  return best();
+}
+
+std::atomic<isa>& current() noexcept {
+  static std::atomic<isa> a{choose()};
+  return a;
+}
+}  // namespace detail
+
+bool supported(isa i) noexcept { return detail::table(i) != nullptr; }
+
+isa best() noexcept {
+  for (isa i : {isa::avx512bw, isa::avx2, isa::sse2, isa::neon64}) {
+    if (supported(i)) return i;
+  }
+  return isa::scalar;
+}
+
+isa active() noexcept { return detail::current().load(std::memory_order_relaxed); }
+
+bool set_active(isa i) noexcept {
+  if (!supported(i)) return false;
+  detail::current().store(i, std::memory_order_relaxed);
+  return true;
+}
+
+dequant_fn kernel(ggml_type type, isa i) noexcept {
+  const dequant_fn* t = detail::table(i);
+  return t ? t[static_cast<std::uint32_t>(type)] : nullptr;
+}
+
+dequant_fn kernel(ggml_type type) noexcept { return detail::table(active())[static_cast<std::uint32_t>(type)]; }
+
+}  // namespace dispatch
+GGUF_END_NAMESPACE

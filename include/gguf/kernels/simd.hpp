@@ -1,0 +1,58 @@
+#ifndef GGUF_KERNELS_SIMD_HPP
+#define GGUF_KERNELS_SIMD_HPP
+
+#include "gguf/detail/isa.hpp"
+#include "gguf/detail/xsimd_compat.hpp"
+#include "gguf/format/ggml_types.hpp"
+#include "gguf/kernels/scalar.hpp"
+#include "gguf/kernels/simd/k_quants.hpp"
+#include "gguf/kernels/simd/legacy.hpp"
+#include "gguf/kernels/simd/nonlinear.hpp"
+#include "gguf/kernels/simd/plain.hpp"
+#include "gguf/kernels/simd/ternary.hpp"
+
+GGUF_KERNELS_BEGIN_NAMESPACE
+namespace kernels {
+
+/**
+ * The kernel of each type for the xsimd architecture `A`: its SIMD kernel where there is one, else the
+ * scalar kernel. Every SIMD kernel gives exactly the scalar kernel's bits.
+ */
+template <class A>
+constexpr dequant_fn simd_kernel(ggml_type t) noexcept {
+  switch (t) {
+    case ggml_type::q4_0: return simd::dequant_q4_0<A>;
+    case ggml_type::q4_1: return simd::dequant_q4_1<A>;
+    case ggml_type::q5_0: return simd::dequant_q5_0<A>;
+    case ggml_type::q5_1: return simd::dequant_q5_1<A>;
+    case ggml_type::q8_0: return simd::dequant_q8_0<A>;
+    case ggml_type::q8_1: return simd::dequant_q8_1<A>;
+    case ggml_type::q2_K: return simd::dequant_q2_K<A>;
+    case ggml_type::q3_K: return simd::dequant_q3_K<A>;
+    case ggml_type::q4_K: return simd::dequant_q4_K<A>;
+    case ggml_type::q5_K: return simd::dequant_q5_K<A>;
+    case ggml_type::q6_K: return simd::dequant_q6_K<A>;
+    case ggml_type::q8_K: return simd::dequant_q8_K<A>;
+    case ggml_type::f16: return simd::dequant_f16<A>;
+    case ggml_type::bf16: return simd::dequant_bf16<A>;
+    case ggml_type::iq4_nl: return simd::dequant_iq4_nl<A>;
+    case ggml_type::iq4_xs: return simd::dequant_iq4_xs<A>;
+    case ggml_type::mxfp4: return simd::dequant_mxfp4<A>;
+    case ggml_type::tq2_0: return simd::dequant_tq2_0<A>;
+    default: return scalar_kernel(t);
+  }
+}
+
+/** The best kernels the compiler flags of this translation unit allow (`xsimd::default_arch`). */
+constexpr dequant_fn best_kernel(ggml_type t) noexcept {
+#if defined(GGUF_NO_SIMD)
+  return scalar_kernel(t);
+#else
+  return simd_kernel<xsimd::default_arch>(t);
+#endif
+}
+
+}  // namespace kernels
+GGUF_KERNELS_END_NAMESPACE
+
+#endif  // GGUF_KERNELS_SIMD_HPP

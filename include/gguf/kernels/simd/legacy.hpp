@@ -1,0 +1,106 @@
+#ifndef GGUF_KERNELS_SIMD_LEGACY_HPP
+#define GGUF_KERNELS_SIMD_LEGACY_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "gguf/detail/isa.hpp"
+#include "gguf/detail/xsimd_compat.hpp"
+#include "gguf/kernels/blocks.hpp"
+
+GGUF_KERNELS_BEGIN_NAMESPACE
+namespace kernels::simd {
+
+// SIMD twins of scalar/legacy.hpp, one per block type, generic over the xsimd Arch: lanes<A> weights
+// at a time (4 on SSE/NEON, 8 on AVX2, 16 on AVX-512). Bit-exact with the scalar kernels: the same
+// int -> float conversions and products; where the scalar code rounds q * d and + m separately, an FMA
+// is used instead because q * d is exact in float (q < 32 needs 5 bits, the half d 11: 16 < 24 bits),
+// so fused and unfused round once, at the same place.
+
+namespace detail_legacy {
+
+/// Lane i = 1 << i, to test lanes' bits of a broadcast word.
+template <class A>
+inline ibatch<A> lane_bits() noexcept {
+  alignas(64) std::int32_t b[lanes<A>];
+  for (std::size_t i = 0; i < lanes<A>; ++i) b[i] = std::int32_t{1} << i;
+  return ibatch<A>::load_aligned(b);
+}
+
+template <class A, class B>
+inline void dequant_q4_q5(const std::byte* src, float* dst, std::size_t nb) noexcept {
+  constexpr bool fifth_bit = std::is_same_v<B, blocks::q5_0> || std::is_same_v<B, blocks::q5_1>;
+  constexpr bool has_min = std::is_same_v<B, blocks::q4_1> || std::is_same_v<B, blocks::q5_1>;
+  constexpr std::int32_t centre = has_min ? 0 : (fifth_bit ? 16 : 8);
+  constexpr std::size_t L = lanes<A>;
+  static_assert(16 % L == 0);
+  const ibatch<A> bits = lane_bits<A>();
+  const ibatch<A> low4(0x0F), five(0x10), zero(0), c(centre);
+  for (std::size_t i = 0; i < nb; ++i, src += sizeof(B), dst += 32) {
+    const fbatch<A> d(detail::half_to_float(detail::le16(src + offsetof(B, d))));
+    fbatch<A> m(0.0f);
+    if constexpr (has_min) m = fbatch<A>(detail::half_to_float(detail::le16(src + offsetof(B, m))));
+    std::uint32_t qh = 0;
+    if constexpr (fifth_bit) qh = detail::le32(src + offsetof(B, qh));
+    const std::byte* qs = src + offsetof(B, qs);
+    for (std::size_t j = 0; j < 16; j += L) {
+      const ibatch<A> q = load_u8<A>(qs + j);
+      ibatch<A> q0 = q & low4, q1 = q >> 4;
+      if constexpr (fifth_bit) {  // bit j + lane of qh for weight j + lane, bit j + lane + 16 for j + lane + 16
+        const ibatch<A> h0(static_cast<std::int32_t>(qh >> j)), h1(static_cast<std::int32_t>(qh >> (j + 16)));
+        q0 = q0 | xsimd::select((h0 & bits) != zero, five, zero);
+        q1 = q1 | xsimd::select((h1 & bits) != zero, five, zero);
+      }
+      if constexpr (has_min) {
+        xsimd::fma(to_float<A>(q0), d, m).store_unaligned(dst + j);
+        xsimd::fma(to_float<A>(q1), d, m).store_unaligned(dst + j + 16);
+      } else {
+        (to_float<A>(q0 - c) * d).store_unaligned(dst + j);
+        (to_float<A>(q1 - c) * d).store_unaligned(dst + j + 16);
+      }
+    }
+  }
+}
+
+template <class A, class B>
+inline void dequant_q8(const std::byte* src, float* dst, std::size_t nb) noexcept {
+  constexpr std::size_t L = lanes<A>;
+  for (std::size_t i = 0; i < nb; ++i, src += sizeof(B), dst += 32) {
+    const fbatch<A> d(detail::half_to_float(detail::le16(src + offsetof(B, d))));
+    const std::byte* qs = src + offsetof(B, qs);
+    for (std::size_t j = 0; j < 32; j += L) (to_float<A>(load_i8<A>(qs + j)) * d).store_unaligned(dst + j);
+  }
+}
+
+}  // namespace detail_legacy
+
+template <class A>
+void dequant_q4_0(const std::byte* src, float* dst, std::size_t nb) noexcept {
+  detail_legacy::dequant_q4_q5<A, blocks::q4_0>(src, dst, nb);
+}
+template <class A>
+void dequant_q4_1(const std::byte* src, float* dst, std::size_t nb) noexcept {
+  detail_legacy::dequant_q4_q5<A, blocks::q4_1>(src, dst, nb);
+}
+template <class A>
+void dequant_q5_0(const std::byte* src, float* dst, std::size_t nb) noexcept {
+  detail_legacy::dequant_q4_q5<A, blocks::q5_0>(src, dst, nb);
+}
+template <class A>
+void dequant_q5_1(const std::byte* src, float* dst, std::size_t nb) noexcept {
+  detail_legacy::dequant_q4_q5<A, blocks::q5_1>(src, dst, nb);
+}
+template <class A>
+void dequant_q8_0(const std::byte* src, float* dst, std::size_t nb) noexcept {
+  detail_legacy::dequant_q8<A, blocks::q8_0>(src, dst, nb);
+}
+template <class A>
+void dequant_q8_1(const std::byte* src, float* dst, std::size_t nb) noexcept {
+  detail_legacy::dequant_q8<A, blocks::q8_1>(src, dst, nb);
+}
+
+}  // namespace kernels::simd
+GGUF_KERNELS_END_NAMESPACE
+
+#endif  // GGUF_KERNELS_SIMD_LEGACY_HPP

@@ -1,0 +1,25 @@
+#ifndef GGUF_KERNELS_SIMD_NONLINEAR_HPP
+#define GGUF_KERNELS_SIMD_NONLINEAR_HPP
+
+#include <cstddef>
+
+#include "gguf/detail/isa.hpp"
+#include "gguf/detail/xsimd_compat.hpp"
+#include "gguf/kernels/blocks.hpp"
+#include "gguf/kernels/scalar.hpp"
+
+GGUF_KERNELS_BEGIN_NAMESPACE
+namespace kernels::simd {
+
+// PLACEHOLDER: forwards to the scalar kernels until the SIMD kernels are written.
+template <class A>
+void dequant_iq4_nl(const std::byte* src, float* dst, std::size_t nb) noexcept { scalar::dequant_iq4_nl(src, dst, nb); }
+template <class A>
+void dequant_iq4_xs(const std::byte* src, float* dst, std::size_t nb) noexcept { scalar::dequant_iq4_xs(src, dst, nb); }
+template <class A>
+void dequant_mxfp4(const std::byte* src, float* dst, std::size_t nb) noexcept { scalar::dequant_mxfp4(src, dst, nb); }
+
+}  // namespace kernels::simd
+GGUF_KERNELS_END_NAMESPACE
+
+#endif  // GGUF_KERNELS_SIMD_NONLINEAR_HPP
