@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <gguf/dequantize.hpp>
+#include <gguf/parallel.hpp>
 #include <gguf/gguf.hpp>
 
 #include <bit>
@@ -229,4 +230,25 @@ TEST_CASE("a llama.cpp Q4_K_M model structure: every tensor dequantizes to ggml'
     ++checked;
   }
   CHECK(checked == g->tensors().size());
+}
+
+TEST_CASE("dequantize_parallel gives the same bits as dequantize, for any thread count") {
+  test::file_builder fb;
+  fb.tensor("big", ggml_type::q4_K, {1024, 700});  // 716800 weights: enough to split
+  fb.tensor("small", ggml_type::q8_0, {64, 3});
+  const test::bytes b = fb.build();
+  auto f = test::parse(b);
+  REQUIRE(f);
+  for (const gguf::tensor_info& t : f->tensors()) {
+    std::vector<float> one(t.n_elements);
+    REQUIRE(gguf::dequantize(t, one));
+    for (unsigned threads : {0u, 1u, 2u, 3u, 8u}) {
+      CAPTURE(threads);
+      std::vector<float> many(t.n_elements, -1.0f);
+      REQUIRE(gguf::dequantize_parallel(t, many, threads));
+      CHECK(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)) == 0);
+    }
+    std::vector<float> wrong(t.n_elements + 1);
+    CHECK(gguf::dequantize_parallel(t, wrong, 2).error().code == errc::size_mismatch);
+  }
 }

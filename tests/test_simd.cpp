@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -135,4 +136,26 @@ TEST_CASE("gguf::dequantize in dispatch mode gives ggml's bits on every instruct
     }
   }
   gguf::dispatch::set_active(gguf::dispatch::best());
+}
+
+TEST_CASE("f16 and bf16 outputs past the caches (the non-temporal store path) equal the scalar kernel") {
+  const std::size_t n = (std::size_t{16} << 20) / sizeof(float) + 37;  // 16 MiB and a tail
+  std::vector<std::byte> src(2 * n);
+  std::mt19937 rng(5);
+  for (auto& b : src) b = static_cast<std::byte>(rng());
+  struct free_deleter {
+    void operator()(float* p) const { std::free(p); }
+  };
+  const std::unique_ptr<float, free_deleter> out(static_cast<float*>(std::aligned_alloc(64, (n * 4 + 63) / 64 * 64)));
+  std::vector<float> want(n);
+  for (ggml_type type : {ggml_type::f16, ggml_type::bf16}) {
+    CAPTURE(gguf::name(type));
+    gguf::kernels::scalar_kernel(type)(src.data(), want.data(), n);
+    for (isa i : isas()) {
+      CAPTURE(gguf::dispatch::name(i));
+      gguf::dispatch::kernel(type, i)(src.data(), out.get(), n);
+      std::size_t bad = 0;
+      CHECK_MESSAGE(same_bits(out.get(), want.data(), n, bad), "first difference at " << bad);
+    }
+  }
 }

@@ -14,5 +14,6 @@
 #include "gguf/platform/mapped_file.hpp"
 #include "gguf/open.hpp"
 #include "gguf/dequantize.hpp"
+#include "gguf/parallel.hpp"
 
 #endif  // GGUF_GGUF_HPP

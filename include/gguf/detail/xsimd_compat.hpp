@@ -195,6 +195,18 @@ inline void lookup16(const std::int8_t* table, const std::uint8_t* idx, std::int
   for (int i = 0; i < 16; ++i) out[i] = table[idx[i]];
 }
 
+/**
+ * One half -> float, exactly, for the per-block scales: the F16C instruction where the translation unit
+ * may use it (the portable conversion branches on subnormals, which costs more than the block's work).
+ */
+inline float half_scale(const std::byte* p) noexcept {
+#if defined(__F16C__)
+  return _cvtsh_ss(detail::le16(p));
+#else
+  return detail::half_to_float(detail::le16(p));
+#endif
+}
+
 /** int32 -> float, exact for the small integers the kernels convert. */
 template <class A>
 inline fbatch<A> to_float(const ibatch<A>& x) noexcept {

@@ -2,18 +2,122 @@
 #define GGUF_KERNELS_SIMD_TERNARY_HPP
 
 #include <cstddef>
+#include <cstdint>
+#include <type_traits>
 
+#include "gguf/detail/float_formats.hpp"
 #include "gguf/detail/isa.hpp"
 #include "gguf/detail/xsimd_compat.hpp"
 #include "gguf/kernels/blocks.hpp"
-#include "gguf/kernels/scalar.hpp"
 
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::simd {
 
-// PLACEHOLDER: forwards to the scalar kernels until the SIMD kernels are written.
+// SIMD twin of scalar/ternary.hpp's tq2_0: 256 weights, 2 bits each, weight = float(q - 1) * d. Each
+// 16-byte run of qs is widened to int32 once and gives 4 * 16 weights, one per 2-bit field.
+//  - AVX2, AVX-512: a weight can take only 4 values, so the block's 4 products float(q - 1) * d are
+//    computed once (one multiply), repeated across the vector, and each weight is a lane permute of
+//    them indexed by its byte shifted right by 2l (vpermps reads only the index's low 3 or 4 bits, and
+//    with the products repeating every 4 lanes the bits above the field do not matter): no mask, no
+//    conversion, no multiply per weight.
+//  - Otherwise: ((byte >> 2l) & 3) - 1 converted and multiplied per vector.
+
+namespace detail_ternary {
+
+/// An SSE batch (4 lanes) of an x86 target without SSE4.1, which the compat header's loads do not cover.
 template <class A>
-void dequant_tq2_0(const std::byte* src, float* dst, std::size_t nb) noexcept { scalar::dequant_tq2_0(src, dst, nb); }
+inline constexpr bool is_sse2 =
+#if defined(__SSE2__) || defined(_M_X64)
+    !is_avx512<A> && !is_avx2<A> && !is_sse41<A> && lanes<A> == 4 && std::is_base_of_v<xsimd::sse2, A>;
+#else
+    false;
+#endif
+
+/// 16 bytes at p zero-extended to int32: out[k] holds bytes k * lanes<A> ... k * lanes<A> + lanes<A> - 1.
+template <class A>
+inline void widen16(const std::byte* p, ibatch<A>* out) noexcept {
+  constexpr std::size_t L = lanes<A>;
+#if defined(__AVX2__)
+  if constexpr (is_avx2<A>) {
+    out[0] = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+    out[1] = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 8)));
+    return;
+  }
+#endif
+#if defined(__SSE2__) || defined(_M_X64)
+  if constexpr (is_sse2<A>) {
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i lo = _mm_unpacklo_epi8(b, zero), hi = _mm_unpackhi_epi8(b, zero);
+    out[0] = _mm_unpacklo_epi16(lo, zero);
+    out[1] = _mm_unpackhi_epi16(lo, zero);
+    out[2] = _mm_unpacklo_epi16(hi, zero);
+    out[3] = _mm_unpackhi_epi16(hi, zero);
+    return;
+  }
+#endif
+  for (std::size_t k = 0; k < 16 / L; ++k) out[k] = load_u8<A>(p + k * L);  // AVX-512, SSE4.1, NEON, generic
+}
+
+/// Lane k = (k % 4) - 1, as floats: times d, the 4 products float(q - 1) * d repeated (AVX2, AVX-512).
+template <class A>
+inline fbatch<A> centred_levels() noexcept {
+  alignas(64) std::int32_t t[lanes<A>];
+  for (std::size_t k = 0; k < lanes<A>; ++k) t[k] = static_cast<std::int32_t>(k % 4) - 1;
+  return to_float<A>(ibatch<A>::load_aligned(t));
+}
+
+/// The weights of the 2-bit fields at bit 2 * Field of the widened bytes w; p = centred_levels * d.
+template <class A, int Field>
+inline fbatch<A> weights(const ibatch<A>& w, const fbatch<A>& p, const fbatch<A>& d) noexcept {
+  constexpr int shift = 2 * Field;
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if constexpr (is_avx512<A>) {
+    if constexpr (shift == 0) return _mm512_permutexvar_ps(w, p);
+    else return _mm512_permutexvar_ps(_mm512_srli_epi32(w, shift), p);
+  }
+#endif
+#if defined(__AVX2__)
+  if constexpr (is_avx2<A>) {
+    if constexpr (shift == 0) return _mm256_permutevar8x32_ps(p, w);
+    else return _mm256_permutevar8x32_ps(p, _mm256_srli_epi32(w, shift));
+  }
+#endif
+  (void)p;
+  return to_float<A>(((w >> shift) & ibatch<A>(3)) - ibatch<A>(1)) * d;
+}
+
+/// The 4 * 16 weights of 16 widened bytes: field l of byte j at y[32 * l + j].
+template <class A>
+inline void put_fields(const ibatch<A>* w, const fbatch<A>& p, const fbatch<A>& d, float* y) noexcept {
+  constexpr std::size_t L = lanes<A>;
+  for (std::size_t k = 0; k < 16 / L; ++k) {
+    weights<A, 0>(w[k], p, d).store_unaligned(y + k * L);
+    weights<A, 1>(w[k], p, d).store_unaligned(y + 32 + k * L);
+    weights<A, 2>(w[k], p, d).store_unaligned(y + 64 + k * L);
+    weights<A, 3>(w[k], p, d).store_unaligned(y + 96 + k * L);
+  }
+}
+
+}  // namespace detail_ternary
+
+/// tq2_0: each 32-byte half of qs gives 128 weights: bits 0-1 of its 32 bytes, then 2-3, 4-5, 6-7.
+template <class A>
+void dequant_tq2_0(const std::byte* src, float* dst, std::size_t nb) noexcept {
+  using B = blocks::tq2_0;
+  constexpr std::size_t L = lanes<A>;
+  const fbatch<A> centred = detail_ternary::centred_levels<A>();
+  for (std::size_t i = 0; i < nb; ++i, src += sizeof(B), dst += blocks::qk_k) {
+    const fbatch<A> d(half_scale(src + offsetof(B, d)));
+    const fbatch<A> p = centred * d;  // lane k: float((k % 4) - 1) * d, the products of the scalar kernel
+    const std::byte* qs = src + offsetof(B, qs);
+    for (std::size_t m = 0; m < 64; m += 16) {  // bytes m .. m + 15 of qs
+      ibatch<A> w[16 / L];
+      detail_ternary::widen16<A>(qs + m, w);
+      detail_ternary::put_fields<A>(w, p, d, dst + (m / 32) * 128 + m % 32);
+    }
+  }
+}
 
 }  // namespace kernels::simd
 GGUF_KERNELS_END_NAMESPACE
