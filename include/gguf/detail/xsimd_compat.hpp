@@ -195,6 +195,46 @@ inline void lookup16(const std::int8_t* table, const std::uint8_t* idx, std::int
   for (int i = 0; i < 16; ++i) out[i] = table[idx[i]];
 }
 
+/// x86 SSE2 without SSE4.1 (the x86-64 baseline), where the widening loads above fall back to memory.
+template <class A>
+inline constexpr bool is_sse2_only =
+#if defined(__SSE2__) || defined(_M_X64)
+    lanes<A> == 4 && !is_sse41<A> && std::is_base_of_v<xsimd::sse2, A>;
+#else
+    false;
+#endif
+
+/**
+ * The 16 bytes at p, zero- (Signed: sign-) extended into out[0 .. 16 / lanes<A>): the compat header's
+ * widening loads, except on SSE2 without SSE4.1, where one load and unpacks serve 16 weights.
+ */
+template <class A, bool Signed = false>
+inline void widen16(const std::byte* p, ibatch<A>* out) noexcept {
+#if defined(__SSE2__) || defined(_M_X64)
+  if constexpr (is_sse2_only<A>) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    if constexpr (Signed) {  // each byte to the top of its lane, then shifted down arithmetically
+      const __m128i lo = _mm_unpacklo_epi8(x, x), hi = _mm_unpackhi_epi8(x, x);
+      out[0] = _mm_srai_epi32(_mm_unpacklo_epi16(lo, lo), 24);
+      out[1] = _mm_srai_epi32(_mm_unpackhi_epi16(lo, lo), 24);
+      out[2] = _mm_srai_epi32(_mm_unpacklo_epi16(hi, hi), 24);
+      out[3] = _mm_srai_epi32(_mm_unpackhi_epi16(hi, hi), 24);
+    } else {
+      const __m128i z = _mm_setzero_si128();
+      const __m128i lo = _mm_unpacklo_epi8(x, z), hi = _mm_unpackhi_epi8(x, z);
+      out[0] = _mm_unpacklo_epi16(lo, z);
+      out[1] = _mm_unpackhi_epi16(lo, z);
+      out[2] = _mm_unpacklo_epi16(hi, z);
+      out[3] = _mm_unpackhi_epi16(hi, z);
+    }
+    return;
+  }
+#endif
+  for (std::size_t k = 0; k < 16 / lanes<A>; ++k) {
+    out[k] = Signed ? load_i8<A>(p + k * lanes<A>) : load_u8<A>(p + k * lanes<A>);
+  }
+}
+
 /**
  * One half -> float, exactly, for the per-block scales: the F16C instruction where the translation unit
  * may use it (the portable conversion branches on subnormals, which costs more than the block's work).

@@ -49,45 +49,6 @@ namespace kernels::simd {
 
 namespace detail_kq {
 
-template <class A>
-inline constexpr bool is_sse2_only =
-#if defined(__SSE2__) || defined(_M_X64)
-    lanes<A> == 4 && !is_sse41<A> && std::is_base_of_v<xsimd::sse2, A>;
-#else
-    false;
-#endif
-
-/**
- * The 16 bytes at p, zero- (Signed: sign-) extended into out[0 .. 16 / lanes<A>): the compat header's
- * widening loads, except on SSE2 without SSE4.1, where one load and unpacks serve 16 weights.
- */
-template <class A, bool Signed = false>
-inline void widen16(const std::byte* p, ibatch<A>* out) noexcept {
-#if defined(__SSE2__) || defined(_M_X64)
-  if constexpr (is_sse2_only<A>) {
-    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    if constexpr (Signed) {  // each byte to the top of its lane, then shifted down arithmetically
-      const __m128i lo = _mm_unpacklo_epi8(x, x), hi = _mm_unpackhi_epi8(x, x);
-      out[0] = _mm_srai_epi32(_mm_unpacklo_epi16(lo, lo), 24);
-      out[1] = _mm_srai_epi32(_mm_unpackhi_epi16(lo, lo), 24);
-      out[2] = _mm_srai_epi32(_mm_unpacklo_epi16(hi, hi), 24);
-      out[3] = _mm_srai_epi32(_mm_unpackhi_epi16(hi, hi), 24);
-    } else {
-      const __m128i z = _mm_setzero_si128();
-      const __m128i lo = _mm_unpacklo_epi8(x, z), hi = _mm_unpackhi_epi8(x, z);
-      out[0] = _mm_unpacklo_epi16(lo, z);
-      out[1] = _mm_unpackhi_epi16(lo, z);
-      out[2] = _mm_unpacklo_epi16(hi, z);
-      out[3] = _mm_unpackhi_epi16(hi, z);
-    }
-    return;
-  }
-#endif
-  for (std::size_t k = 0; k < 16 / lanes<A>; ++k) {
-    out[k] = Signed ? load_i8<A>(p + k * lanes<A>) : load_u8<A>(p + k * lanes<A>);
-  }
-}
-
 /**
  * The 16 bytes lo (bytes 0-7, least significant first) and hi (8-15), zero-extended into
  * out[0 .. 16 / lanes<A>): for scale bytes assembled in scalar registers, without the trip through
@@ -467,7 +428,7 @@ void dequant_q2_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
       [](const std::byte* b, float* t) {  // t[c] = dl, t[16 + c] = -ml of sub-block c
         const fbatch<A> d(half_scale(b + offsetof(B, d))), ndmin(-half_scale(b + offsetof(B, dmin)));
         ibatch<A> s[16 / L];
-        detail_kq::widen16<A>(b + offsetof(B, scales), s);
+        widen16<A>(b + offsetof(B, scales), s);
         for (std::size_t k = 0; k < 16 / L; ++k) {
           (to_float<A>(s[k] & ibatch<A>(15)) * d).store_aligned(t + k * L);
           (to_float<A>(s[k] >> 4) * ndmin).store_aligned(t + 16 + k * L);
@@ -493,7 +454,7 @@ void dequant_q2_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
           detail_kq::unroll<4>([&](auto g) {  // 16 bytes of qs: n = g / 2, half = g % 2
             constexpr int n = g / 2, half = g % 2;
             ibatch<A> ws[16 / L];
-            detail_kq::widen16<A>(qs + 16 * g, ws);
+            widen16<A>(qs + 16 * g, ws);
             for (std::size_t l = 0; l < 16; l += L) {
               const ibatch<A>& w = ws[l / L];
               detail_kq::unroll<4>([&](auto s) {
@@ -517,7 +478,7 @@ void dequant_q2_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
           detail_kq::unroll<4>([&](auto g) {
             constexpr int n = g / 2, half = g % 2;
             ibatch<A> ws[16 / L];
-            detail_kq::widen16<A>(qs + 16 * g, ws);
+            widen16<A>(qs + 16 * g, ws);
             for (std::size_t l = 0; l < 16; l += L) {
               const ibatch<A>& w = ws[l / L];
               detail_kq::unroll<4>([&](auto s) {
@@ -588,8 +549,8 @@ void dequant_q4_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
             const fbatch<A> q = detail_kq::lane_map<A>([](int i) { return static_cast<float>(i); });
             const fbatch<A> t0 = xsimd::fma(q, dl0, nml0), t1 = xsimd::fma(q, dl1, nml1);
             ibatch<A> ws[32 / L];
-            detail_kq::widen16<A>(b + offsetof(B, qs) + 32 * j, ws);
-            detail_kq::widen16<A>(b + offsetof(B, qs) + 32 * j + 16, ws + 16 / L);
+            widen16<A>(b + offsetof(B, qs) + 32 * j, ws);
+            widen16<A>(b + offsetof(B, qs) + 32 * j + 16, ws + 16 / L);
             for (std::size_t l = 0; l < 32; l += L) {
               const ibatch<A>& w = ws[l / L];
               detail_kq::lookup<A>(t0, w).store_unaligned(out + 64 * j + l);
@@ -597,8 +558,8 @@ void dequant_q4_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
             }
           } else {
             ibatch<A> ws[32 / L];
-            detail_kq::widen16<A>(b + offsetof(B, qs) + 32 * j, ws);
-            detail_kq::widen16<A>(b + offsetof(B, qs) + 32 * j + 16, ws + 16 / L);
+            widen16<A>(b + offsetof(B, qs) + 32 * j, ws);
+            widen16<A>(b + offsetof(B, qs) + 32 * j + 16, ws + 16 / L);
             for (std::size_t l = 0; l < 32; l += L) {
               const ibatch<A>& w = ws[l / L];
               xsimd::fma(to_float<A>(w & ibatch<A>(15)), dl0, nml0).store_unaligned(out + 64 * j + l);
@@ -645,7 +606,7 @@ void dequant_q6_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
         constexpr std::size_t L = lanes<A>;
         const fbatch<A> d(half_scale(b + offsetof(B, d)));
         ibatch<A> s[16 / L];
-        detail_kq::widen16<A, true>(b + offsetof(B, scales), s);
+        widen16<A, true>(b + offsetof(B, scales), s);
         for (std::size_t k = 0; k < 16 / L; ++k) (to_float<A>(s[k]) * d).store_aligned(t + k * L);
       },
       // Group g = 4n + k: the low (k < 2) or high nibble of ql[64n + 32(k % 2) + l] and, above it, bit
@@ -685,7 +646,7 @@ void dequant_q8_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
     const std::byte* qs = src + offsetof(B, qs);
     for (std::size_t j = 0; j < 256; j += 16) {
       ibatch<A> q[16 / L];
-      detail_kq::widen16<A, true>(qs + j, q);
+      widen16<A, true>(qs + j, q);
       for (std::size_t k = 0; k < 16 / L; ++k) (to_float<A>(q[k]) * d).store_unaligned(dst + j + k * L);
     }
   }

@@ -38,15 +38,6 @@ namespace detail_nonlinear {
 template <class A>
 inline constexpr bool byte_shuffle_x86 = is_avx2<A> || is_sse41<A>;
 
-/// An SSE batch (4 lanes) of an x86 target without SSE4.1: no byte shuffle.
-template <class A>
-inline constexpr bool is_sse2 =
-#if defined(__SSE2__) || defined(_M_X64)
-    !is_avx512<A> && !is_avx2<A> && !is_sse41<A> && lanes<A> == 4 && std::is_base_of_v<xsimd::sse2, A>;
-#else
-    false;
-#endif
-
 /// The levels of both nibbles of every byte q, as a little-endian 16-bit word: table[q & 15] in the
 /// low byte, table[q >> 4] in the high byte (the SSE2 path's one lookup per byte).
 struct level_pairs {
@@ -111,7 +102,7 @@ class nibble_decoder {
     }
 #endif
 #if defined(__SSE2__) || defined(_M_X64)
-    if constexpr (is_sse2<A>) {
+    if constexpr (is_sse2_only<A>) {
       put32_sse2(qs, d, dst);
       return;
     }

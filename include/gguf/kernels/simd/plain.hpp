@@ -23,15 +23,6 @@ namespace kernels::simd {
 
 namespace detail_plain {
 
-/// An SSE batch (4 lanes) of an x86 target without SSE4.1, which the compat header's loads do not cover.
-template <class A>
-inline constexpr bool is_sse2 =
-#if defined(__SSE2__) || defined(_M_X64)
-    !is_avx512<A> && !is_avx2<A> && !is_sse41<A> && lanes<A> == 4 && std::is_base_of_v<xsimd::sse2, A>;
-#else
-    false;
-#endif
-
 /// lanes<A> hardware half -> float conversions exist for this Arch.
 template <class A>
 inline constexpr bool native_half =
@@ -42,13 +33,13 @@ inline constexpr bool native_half =
 
 /// An x86 SSE batch (4 lanes): 8 words load as one 16-byte vector and unpack into two.
 template <class A>
-inline constexpr bool is_sse = is_sse2<A> || is_sse41<A>;
+inline constexpr bool is_sse = is_sse2_only<A> || is_sse41<A>;
 
 /** lanes<A> little-endian 16-bit words at p, zero-extended to int32 (compat's load_u16, plus SSE2). */
 template <class A>
 inline ibatch<A> load_words(const std::byte* p) noexcept {
 #if defined(__SSE2__) || defined(_M_X64)
-  if constexpr (is_sse2<A>) {
+  if constexpr (is_sse2_only<A>) {
     return _mm_unpacklo_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)), _mm_setzero_si128());
   }
 #endif

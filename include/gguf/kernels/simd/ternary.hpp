@@ -24,41 +24,6 @@ namespace kernels::simd {
 
 namespace detail_ternary {
 
-/// An SSE batch (4 lanes) of an x86 target without SSE4.1, which the compat header's loads do not cover.
-template <class A>
-inline constexpr bool is_sse2 =
-#if defined(__SSE2__) || defined(_M_X64)
-    !is_avx512<A> && !is_avx2<A> && !is_sse41<A> && lanes<A> == 4 && std::is_base_of_v<xsimd::sse2, A>;
-#else
-    false;
-#endif
-
-/// 16 bytes at p zero-extended to int32: out[k] holds bytes k * lanes<A> ... k * lanes<A> + lanes<A> - 1.
-template <class A>
-inline void widen16(const std::byte* p, ibatch<A>* out) noexcept {
-  constexpr std::size_t L = lanes<A>;
-#if defined(__AVX2__)
-  if constexpr (is_avx2<A>) {
-    out[0] = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
-    out[1] = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p + 8)));
-    return;
-  }
-#endif
-#if defined(__SSE2__) || defined(_M_X64)
-  if constexpr (is_sse2<A>) {
-    const __m128i zero = _mm_setzero_si128();
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i lo = _mm_unpacklo_epi8(b, zero), hi = _mm_unpackhi_epi8(b, zero);
-    out[0] = _mm_unpacklo_epi16(lo, zero);
-    out[1] = _mm_unpackhi_epi16(lo, zero);
-    out[2] = _mm_unpacklo_epi16(hi, zero);
-    out[3] = _mm_unpackhi_epi16(hi, zero);
-    return;
-  }
-#endif
-  for (std::size_t k = 0; k < 16 / L; ++k) out[k] = load_u8<A>(p + k * L);  // AVX-512, SSE4.1, NEON, generic
-}
-
 /// Lane k = (k % 4) - 1, as floats: times d, the 4 products float(q - 1) * d repeated (AVX2, AVX-512).
 template <class A>
 inline fbatch<A> centred_levels() noexcept {
@@ -113,7 +78,7 @@ void dequant_tq2_0(const std::byte* src, float* dst, std::size_t nb) noexcept {
     const std::byte* qs = src + offsetof(B, qs);
     for (std::size_t m = 0; m < 64; m += 16) {  // bytes m .. m + 15 of qs
       ibatch<A> w[16 / L];
-      detail_ternary::widen16<A>(qs + m, w);
+      widen16<A>(qs + m, w);
       detail_ternary::put_fields<A>(w, p, d, dst + (m / 32) * 128 + m % 32);
     }
   }
