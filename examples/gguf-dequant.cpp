@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cli_error.hpp"
+
 namespace {
 
 constexpr const char* usage = "usage: gguf-dequant FILE TENSOR OUT\n";
@@ -43,8 +45,7 @@ int main(int argc, char** argv) {
 
   const auto g = gguf::open(path);
   if (!g) {
-    const gguf::error e = g.error();
-    std::fprintf(stderr, "error: %s: %s (%s) at byte %" PRIu64 "\n", path, e.what(), gguf::message(e.code), e.offset);
+    print_open_error(path, g.error());
     return 1;
   }
   const gguf::tensor_info* t = g->find_tensor(name);

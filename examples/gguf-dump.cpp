@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "cli_error.hpp"
 #include "gguf_json.hpp"
 
 namespace {
@@ -119,8 +120,7 @@ int main(int argc, char** argv) {
 
   const auto g = gguf::open(path);
   if (!g) {
-    const gguf::error e = g.error();
-    std::fprintf(stderr, "error: %s: %s (%s) at byte %" PRIu64 "\n", path, e.what(), gguf::message(e.code), e.offset);
+    print_open_error(path, g.error());
     return 1;
   }
   if (json) {

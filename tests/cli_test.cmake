@@ -34,6 +34,27 @@ file(WRITE "${WORK}/text.gguf" "not a gguf file at all")
 expect_exit(1 "${DUMP}" "${WORK}/text.gguf")
 expect_error_line()
 
+# Damaged files: the error line names the failing field's offset and what happened to the file.
+foreach(case "damaged-text-replaced|U\\+FFFD replacement characters, the first at byte [0-9]+"
+             "damaged-crlf|copied in text mode"
+             "damaged-zero-tail|all zeros from byte [0-9]+ to its end"
+             "damaged-truncated|the file ends at byte [0-9]+, before the data it declares")
+  string(REPLACE "|" ";" case "${case}")
+  list(GET case 0 name)
+  list(GET case 1 pattern)
+  foreach(tool "${DUMP}" "${DEQUANT}")
+    if(tool STREQUAL "${DEQUANT}")
+      expect_exit(1 "${tool}" "${SEEDS}/${name}.gguf" t "${WORK}/x.bin")
+    else()
+      expect_exit(1 "${tool}" "${SEEDS}/${name}.gguf")
+    endif()
+    expect_error_line()
+    if(NOT err MATCHES "\\(at byte [0-9]+\\); " OR NOT err MATCHES "${pattern}")
+      message(FATAL_ERROR "${name}: the error line should give the offset and match '${pattern}': ${err}")
+    endif()
+  endforeach()
+endforeach()
+
 # Success: the summary, and JSON identical to ggml's.
 expect_exit(0 "${DUMP}" "${DATA}/quants/quants-s1.gguf")
 if(NOT out MATCHES "tensors: 35")

@@ -25,7 +25,11 @@ void* operator new(std::size_t n) {
     allocated += n;
   }
   if (void* p = std::malloc(n ? n : 1)) return p;
+#if defined(__cpp_exceptions)
   throw std::bad_alloc();
+#else
+  std::abort();
+#endif
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
@@ -69,4 +73,34 @@ TEST_CASE("a header declaring 2^60 keys allocates nothing before refusing") {
   counting = false;
   CHECK(!f);
   CHECK(allocations == 0);
+}
+
+// The worst a file can do: the smallest possible entries, as many as its bytes hold. The parser keeps a
+// fixed-size record per entry (metadata_entry, tensor_info and their index slots), so what it allocates
+// stays a small multiple of the input: never more than 8 bytes per byte (SECURITY.md).
+TEST_CASE("the smallest possible entries allocate at most 8 bytes per input byte") {
+  for (std::uint32_t version : {1u, 3u}) {
+    CAPTURE(version);
+    const std::uint64_t n = 20000;
+    test::bytes kvs;  // n one-letter keys holding a uint8: refused at the second, after reading all
+    test::byte_writer w(kvs, version);
+    w.raw("GGUF").u32(version).count(0).count(n);
+    for (std::uint64_t i = 0; i < n; ++i) w.str("k").u32(0).u8(0);
+
+    test::bytes infos;  // n empty-named scalar tensors at offset 0
+    test::byte_writer t(infos, version);
+    t.raw("GGUF").u32(version).count(n).count(0);
+    for (std::uint64_t i = 0; i < n; ++i) t.str("").u32(0).u32(0).u64(0);
+    t.zeros(64);
+
+    for (const test::bytes* b : {&kvs, &infos}) {
+      allocated = 0;
+      counting = true;
+      auto f = test::parse(*b);
+      counting = false;
+      CHECK(!f);
+      CHECK(allocated > 0);
+      CHECK(allocated <= 8 * b->size());
+    }
+  }
 }

@@ -141,6 +141,31 @@ TEST_CASE("array counts that exceed the remaining bytes or the limit are refused
   CHECK(parse_error(b, opt).code == errc::limit_exceeded);
 }
 
+TEST_CASE("the header, metadata and tensor infos together are at most max_metadata_bytes") {
+  const test::bytes b = rich_file().build();
+  auto f = test::parse(b);
+  REQUIRE(f);
+  const std::uint64_t infos_end = f->tensors().back().file_offset - f->tensors().back().offset;  // data section
+  gguf::parse_options opt;
+  opt.max_metadata_bytes = infos_end;  // the infos end before the padding: enough
+  CHECK(test::parse(b, opt));
+  opt.max_metadata_bytes = 100;  // inside the key/values
+  const gguf::error e = parse_error(b, opt);
+  CHECK(e.code == errc::limit_exceeded);
+  CHECK(e.offset <= 100);
+  // A file shorter than the limit is truncated, not over it.
+  opt.max_metadata_bytes = b.size();
+  CHECK(parse_error(test::bytes(b.begin(), b.begin() + 100), opt).code == errc::truncated);
+  // Counts that the limit cannot hold are refused before anything is reserved for them.
+  test::file_builder many = rich_file();
+  many.n_kv = 1000;
+  opt.max_metadata_bytes = 4096;
+  test::bytes big = many.build();
+  big.resize(1 << 20);
+  CHECK(parse_error(big, opt).code == errc::limit_exceeded);
+  CHECK(gguf::parse_options{}.max_metadata_bytes == std::uint64_t{256} << 20);
+}
+
 TEST_CASE("unknown value types are refused, also as array item types") {
   for (std::uint32_t t : {13u, 100u, 0xFFFFFFFFu}) {
     CAPTURE(t);
@@ -297,7 +322,7 @@ TEST_CASE("tensor data must lie inside the file") {
   far.tensors.push_back({"t", 0, {8}, std::uint64_t{1} << 63, test::bytes{}});
   const gguf::error e = parse_error(far.build());
   CHECK(e.code == errc::out_of_bounds);
-  CHECK(e.offset == 24);
+  CHECK(e.offset == 24 + 8 + 1 + 4 + 8 + 4);  // the tensor's offset field
 
   // The data section itself starts past the end: infos end, padding is missing.
   test::bytes header;
@@ -314,7 +339,9 @@ TEST_CASE("tensors may not share bytes") {
   CHECK(parse_error(rev.build()).code == errc::overlapping_tensors);
   test::file_builder same;
   same.tensor("a", ggml_type::f32, {8}, 0).tensor("b", ggml_type::f32, {8}, 0);
-  CHECK(parse_error(same.build()).code == errc::overlapping_tensors);
+  const gguf::error e = parse_error(same.build());
+  CHECK(e.code == errc::overlapping_tensors);
+  CHECK(e.offset == 24 + 2 * (8 + 1 + 4 + 8 + 4 + 8) - 8);  // the second tensor's offset field
   test::file_builder touching;  // adjacent is fine
   touching.tensor("a", ggml_type::f32, {8}, 32).tensor("b", ggml_type::f32, {8}, 0);
   CHECK(test::parse(touching.build()));

@@ -13,6 +13,7 @@
 #include "gguf/format/parser.hpp"
 #include "gguf/platform/mapped_file.hpp"
 #include "gguf/open.hpp"
+#include "gguf/diagnose.hpp"
 #include "gguf/dequantize.hpp"
 #include "gguf/parallel.hpp"
 

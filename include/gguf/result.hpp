@@ -30,7 +30,7 @@ enum class errc : std::uint8_t {
   duplicate_key,        ///< the same metadata key twice
   bad_alignment,        ///< general.alignment not a uint32, or not a non-zero power of two
   too_deep,             ///< arrays nested deeper than parse_options::max_depth
-  limit_exceeded,       ///< a string longer than parse_options::max_string_length
+  limit_exceeded,       ///< a parse_options limit: string or array length, metadata bytes
   bad_tensor_name,      ///< a tensor name of 64 bytes or more (ggml's GGML_MAX_NAME, NUL included)
   duplicate_tensor,     ///< the same tensor name twice
   bad_dimensions,       ///< n_dims above 4, or a negative dimension
@@ -97,7 +97,7 @@ struct error {
   friend constexpr bool operator==(const error& e, errc c) noexcept { return e.code == c; }
 };
 
-/** "bad_alignment at byte 123: general.alignment must be a power of two" – for logs and CLI tools. */
+/** "general.alignment must be a non-zero power of two (at byte 123)": for logs and CLI tools. */
 inline std::string to_string(const error& e) {
   char buf[64];
   std::snprintf(buf, sizeof buf, " (at byte %llu)", static_cast<unsigned long long>(e.offset));

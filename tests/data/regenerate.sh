@@ -61,4 +61,16 @@ for f in "$q"/*.gguf; do inspect "$f"; done   # quants-be.gguf and quants-v1.ggu
 # 3. a llama.cpp Q4_K_M model structure, quantized by ggml, with the hashes of ggml's dequantization
 python3 "$data/make_model_fixture.py" "$shared" "$data/model"
 inspect "$data/model/tiny-llama-q4_K_M.gguf"
+# 4. the fuzzer's small oracle fixtures (tests/fuzz/README.md)
+fx="$root/tests/fuzz/seeds/fixtures"
+tmp="$(mktemp -d)"
+python3 "$oracle" fixture "$tmp/quants" --seed 11 --rows 1 --blocks 1
+python3 "$oracle" fixture "$tmp/raw"    --seed 12 --rows 1 --blocks 1 --random-bytes
+python3 "$oracle" fixture "$tmp/v1-be"  --seed 13 --rows 1 --blocks 1 --version 1 --endian be
+python3 "$oracle" fixture "$tmp/v2-4d"  --seed 14 --rows 2 --blocks 1 --version 2 --extra-dims 2,1 \
+  --types q4_K,q8_0,iq4_xs,f16,tq2_0,mxfp4
+mkdir -p "$fx"
+for n in quants raw v1-be v2-4d; do cp "$tmp/$n.gguf" "$fx/$n.gguf"; done
+rm -rf "$tmp"
+
 echo "tests/data regenerated"

@@ -33,7 +33,9 @@ constexpr float half_to_float(std::uint16_t h) noexcept {
   std::uint32_t man = h & 0x3FFu;
   std::uint32_t bits;
   if (exp == 0x1F) {
-    bits = sign | 0x7F800000u | (man << 13);  // inf, NaN (payload kept)
+    // inf, or NaN with its payload and the quiet bit set: ggml converts through a float multiply
+    // (and F16C, NEON's fcvt the same way), which quiets a signaling NaN.
+    bits = sign | 0x7F800000u | (man << 13) | (man ? 0x00400000u : 0u);
   } else if (exp != 0) {
     bits = sign | ((exp + 112) << 23) | (man << 13);
   } else if (man == 0) {

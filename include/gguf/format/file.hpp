@@ -24,6 +24,10 @@ struct parse_options {
   std::uint64_t max_string_length = std::uint64_t{1} << 30;
   /// Most items in one array (ggml's GGUF_MAX_ARRAY_ELEMENTS).
   std::uint64_t max_array_length = std::uint64_t{1} << 30;
+  /// Bytes the parser may read: the header, key/values and tensor infos, everything before the data
+  /// section. The parser allocates at most a few bytes per byte read (see SECURITY.md), so this also
+  /// bounds its memory. The largest real files need some 20 MiB (a 256k-token vocabulary with scores).
+  std::uint64_t max_metadata_bytes = std::uint64_t{256} << 20;
 };
 
 /// GGUF's default `ALIGNMENT` when `general.alignment` is absent.

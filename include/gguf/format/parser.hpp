@@ -25,14 +25,28 @@ GGUF_BEGIN_NAMESPACE
 template <std::endian Order, class Count>
 class detail_parser {
  public:
+  // The cursor sees only the first max_metadata_bytes: a field that crosses that limit fails like a
+  // truncated one, and `run` tells the two apart by the size of the whole file.
   detail_parser(std::span<const std::byte> bytes, const parse_options& opt, std::uint32_t version) noexcept
-      : r_(bytes, 8), opt_(opt), bytes_(bytes), version_(version) {
+      : r_(bytes.first(static_cast<std::size_t>(std::min<std::uint64_t>(bytes.size(), opt.max_metadata_bytes))), 8),
+        opt_(opt),
+        bytes_(bytes),
+        version_(version) {
     w_.swap = Order != std::endian::native;
     w_.narrow = sizeof(Count) == 4;
     max_depth_ = std::min<std::uint32_t>(opt.max_depth, 1024);
   }
 
   result<file> run() {
+    result<file> f = parse_all();
+    if (!f && f.error().code == errc::truncated && bytes_.size() > r_.size()) {
+      return error{errc::limit_exceeded, f.error().offset, "header and metadata exceed max_metadata_bytes"};
+    }
+    return f;
+  }
+
+ private:
+  result<file> parse_all() {
     file f;
     f.bytes_ = bytes_;
     f.version_ = version_;
@@ -78,7 +92,7 @@ class detail_parser {
     // Tensor infos.
     f.tensors_.reserve(static_cast<std::size_t>(n_tensors));
     std::vector<std::uint64_t> info_at;  // where each info starts, for error offsets found later
-    info_at.reserve(static_cast<std::size_t>(n_tensors));
+    info_at.reserve(static_cast<std::size_t>(n_tensors) + 1);  // and the end of the last
     for (std::uint64_t i = 0; i < n_tensors; ++i) {
       info_at.push_back(r_.position());
       tensor_info t;
@@ -86,8 +100,13 @@ class detail_parser {
       f.tensors_.push_back(t);
     }
 
+    // Errors about a tensor's place point at its offset field, the last 8 bytes of its info.
+    const std::uint64_t infos_end = r_.position();
+    info_at.push_back(infos_end);
+    const auto offset_field = [&](std::size_t i) { return info_at[i + 1] - 8; };
+
     // Data section: aligned after the infos when there are tensors (ggml leaves a tensorless file unpadded).
-    std::uint64_t data = r_.position();
+    std::uint64_t data = infos_end;
     if (n_tensors > 0) data = (data + f.alignment_ - 1) / f.alignment_ * f.alignment_;
     if (data > bytes_.size()) return error{errc::truncated, r_.position(), "file ends before the data section"};
     f.data_offset_ = data;
@@ -95,7 +114,7 @@ class detail_parser {
     for (std::size_t i = 0; i < f.tensors_.size(); ++i) {
       tensor_info& t = f.tensors_[i];
       if (t.offset > data_size || t.n_bytes > data_size - t.offset) {
-        return error{errc::out_of_bounds, info_at[i], "tensor data extends past the end of the file"};
+        return error{errc::out_of_bounds, offset_field(i), "tensor data extends past the end of the file"};
       }
       t.file_offset = data + t.offset;
       t.data = bytes_.subspan(static_cast<std::size_t>(t.file_offset), static_cast<std::size_t>(t.n_bytes));
@@ -107,11 +126,10 @@ class detail_parser {
 
     // Overlap. Offsets may come in any order and leave gaps (ggml wrongly insists on a packed,
     // ordered layout), but no byte may belong to two tensors. Files written in order skip the sort.
-    if (!check_overlap(f.tensors_, info_at)) return err_;
+    if (!check_overlap(f.tensors_, offset_field)) return err_;
     return f;
   }
 
- private:
   bool fail(errc c, std::uint64_t at, const char* what) noexcept {
     err_ = error{c, at, what};
     return false;
@@ -256,7 +274,8 @@ class detail_parser {
     return true;
   }
 
-  bool check_overlap(const std::vector<tensor_info>& ts, const std::vector<std::uint64_t>& info_at) {
+  template <class OffsetField>
+  bool check_overlap(const std::vector<tensor_info>& ts, OffsetField offset_field) {
     bool ordered = true;
     for (std::size_t i = 1; i < ts.size() && ordered; ++i) ordered = ts[i - 1].offset <= ts[i].offset;
     std::vector<std::uint32_t> order;
@@ -272,7 +291,7 @@ class detail_parser {
     for (std::size_t k = 0; k < ts.size(); ++k) {
       const tensor_info& t = ts[at(k)];
       if (t.n_bytes == 0) continue;
-      if (t.offset < end) return fail(errc::overlapping_tensors, info_at[at(k)], "tensor data overlaps another tensor");
+      if (t.offset < end) return fail(errc::overlapping_tensors, offset_field(at(k)), "tensor data overlaps another tensor");
       end = t.offset + t.n_bytes;
     }
     return true;

@@ -47,8 +47,19 @@ struct tensor_info {
 
   /** Elements in one row (`ne[0]`). */
   std::uint64_t row_length() const noexcept { return ne[0]; }
-  /** Rows: the product of every dimension but the first. */
-  std::uint64_t n_rows() const noexcept { return ne[1] * ne[2] * ne[3]; }
+  /**
+   * Rows: the product of every dimension but the first. The parser bounds it for every tensor with
+   * elements; a tensor with `ne[0] == 0` may declare any others (ggml accepts it), so the product
+   * saturates at UINT64_MAX instead of wrapping.
+   */
+  std::uint64_t n_rows() const noexcept {
+    std::uint64_t r = ne[1];
+    for (std::size_t i = 2; i < max_dims; ++i) {
+      if (ne[i] != 0 && r > UINT64_MAX / ne[i]) return UINT64_MAX;
+      r *= ne[i];
+    }
+    return r;
+  }
   /** Bytes in one row: `ne[0] / block_size * type_size`. */
   std::uint64_t row_size() const noexcept {
     const type_traits& t = traits();

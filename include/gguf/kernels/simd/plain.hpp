@@ -64,7 +64,7 @@ inline void load_words(const std::byte* p, ibatch<A>& lo, ibatch<A>& hi) noexcep
 /**
  * Halves (zero-extended in int32 lanes) -> floats, exactly, with integer operations and one exact
  * int -> float conversion. Normal halves, infinities and NaNs rebias their exponent in place (by 127 - 15,
- * or to 255 when it is 31, the payload kept); zeros and subnormals are m * 2^-24 with m < 1024, a
+ * or to 255 when it is 31, the payload kept and a NaN quieted as ggml's conversion does); zeros and subnormals are m * 2^-24 with m < 1024, a
  * product that is exact and never subnormal in float.
  */
 template <class A>
@@ -72,7 +72,8 @@ inline fbatch<A> halves_to_float(const ibatch<A>& h) noexcept {
   const ibatch<A> mag = h & ibatch<A>(0x7FFF);
   const ibatch<A> sign = (h >> 15) << 31;
   const ibatch<A> rebias = xsimd::select(mag >= ibatch<A>(0x7C00), ibatch<A>(224 << 23), ibatch<A>(112 << 23));
-  const fbatch<A> big = as_float<A>(sign | ((mag << 13) + rebias));
+  const ibatch<A> quiet = xsimd::select(mag > ibatch<A>(0x7C00), ibatch<A>(0x00400000), ibatch<A>(0));  // NaN: quiet it
+  const fbatch<A> big = as_float<A>(sign | quiet | ((mag << 13) + rebias));
   const fbatch<A> m = to_float<A>(mag);
   const fbatch<A> small = m * as_float<A>(sign | ibatch<A>(0x33800000));  // +-2^-24, so -0 stays -0
   return xsimd::select(m < fbatch<A>(1024.0f), small, big);

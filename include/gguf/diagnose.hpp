@@ -1,0 +1,162 @@
+#ifndef GGUF_DIAGNOSE_HPP
+#define GGUF_DIAGNOSE_HPP
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <span>
+#include <string>
+
+#include "gguf/result.hpp"
+
+GGUF_BEGIN_NAMESPACE
+
+/**
+ * What probably happened to a file the parser refused. The error says which field failed; someone
+ * holding a broken download wants to know why. The damage real files meet leaves fingerprints:
+ *
+ * - `text_replacement`: opened and saved by a text tool, which replaced every byte that is not UTF-8
+ *   with U+FFFD (EF BF BD) and so shifted every later offset. The bytes up to the failure are then
+ *   valid UTF-8 with replacement characters in them, which a real header (floats, counts) never is.
+ * - `crlf`: a text-mode copy (FTP ASCII mode, git autocrlf) turned every LF byte into CR LF.
+ * - `zero_tail`: the file is zeros from the failing field (or before it) to its end: a download into a
+ *   preallocated file that stopped, or a copy that ran out of space.
+ * - `truncated`: the file ends before the data it declares.
+ *
+ * These are likely causes, not proofs: a diagnosis is a hint for the person reading the error.
+ */
+enum class damage : std::uint8_t { none, text_replacement, crlf, zero_tail, truncated };
+
+struct diagnosis {
+  damage kind = damage::none;
+  std::uint64_t offset = 0;  ///< where the damage starts (the file size for `truncated`)
+  std::uint64_t count = 0;   ///< replacement characters, CR LF pairs, or zero bytes
+  explicit operator bool() const noexcept { return kind != damage::none; }
+};
+
+namespace detail {
+
+// Length of the valid UTF-8 sequence at p[0..n), or 0 if it is not one (RFC 3629: no overlongs,
+// no surrogates, nothing above U+10FFFF).
+inline std::size_t utf8_sequence(const unsigned char* p, std::size_t n) noexcept {
+  const unsigned c = p[0];
+  if (c < 0x80) return 1;
+  std::size_t len;
+  unsigned lo = 0x80, hi = 0xBF;
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    len = 3;
+    if (c == 0xE0) lo = 0xA0;
+    if (c == 0xED) hi = 0x9F;
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    len = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (n < len || p[1] < lo || p[1] > hi) return 0;
+  for (std::size_t i = 2; i < len; ++i) {
+    if (p[i] < 0x80 || p[i] > 0xBF) return 0;
+  }
+  return len;
+}
+
+}  // namespace detail
+
+/** The likely cause of `e`, an error from parsing `bytes`; `damage::none` when nothing fits. */
+inline diagnosis diagnose(std::span<const std::byte> bytes, const error& e) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+  const std::uint64_t size = bytes.size();
+  if (!e || e.code == errc::io_error) return {};
+  // The bytes the parser went through, plus a little: a failing field may straddle the damage.
+  const std::uint64_t seen = std::min<std::uint64_t>(size, e.offset + 64);
+
+  // Saved as text: valid UTF-8 up to there, with replacement characters in it.
+  {
+    std::uint64_t i = 0, replaced = 0, first = 0;
+    bool valid = true;
+    while (i < seen) {
+      const std::size_t len = detail::utf8_sequence(p + i, static_cast<std::size_t>(size - i));
+      if (len == 0) {
+        valid = false;
+        break;
+      }
+      if (len == 3 && p[i] == 0xEF && p[i + 1] == 0xBF && p[i + 2] == 0xBD && replaced++ == 0) first = i;
+      i += len;
+    }
+    if (valid && replaced) return {damage::text_replacement, first, replaced};
+  }
+
+  // CR LF line ends: every LF seen follows a CR.
+  {
+    std::uint64_t pairs = 0, first = 0;
+    bool lone_lf = false;
+    for (std::uint64_t i = 0; i < seen && !lone_lf; ++i) {
+      if (p[i] != '\n') continue;
+      if (i == 0 || p[i - 1] != '\r') lone_lf = true;
+      else if (pairs++ == 0) first = i - 1;
+    }
+    if (!lone_lf && pairs) return {damage::crlf, first, pairs};
+  }
+
+  // A tail of zeros that starts at or before the failing field (a field that merely ends in zero
+  // bytes, like a version 4, is not one).
+  {
+    std::uint64_t z = size;
+    while (z > 0 && p[z - 1] == 0) --z;
+    if (size - z >= 16 && z <= e.offset) return {damage::zero_tail, z, size - z};
+  }
+
+  if (e.code == errc::truncated || e.code == errc::out_of_bounds) return {damage::truncated, size, 0};
+  return {};
+}
+
+/**
+ * The error as one line for a person: `to_string(e)`, then the likely cause when `diagnose` finds one,
+ * e.g. "tensor data extends past the end of the file (at byte 912); the file ends at byte 4096, before
+ * the data it declares: an interrupted download?".
+ */
+inline std::string explain(std::span<const std::byte> bytes, const error& e) {
+  std::string s = to_string(e);
+  const diagnosis d = diagnose(bytes, e);
+  char buf[320];
+  const auto o = static_cast<unsigned long long>(d.offset);
+  const auto n = static_cast<unsigned long long>(d.count);
+  switch (d.kind) {
+    case damage::none: return s;
+    case damage::text_replacement:
+      std::snprintf(buf, sizeof buf,
+                    "; the file looks saved by a text tool: it is valid UTF-8 up to there with %llu U+FFFD replacement "
+                    "characters, the first at byte %llu, and each one shifts every later offset",
+                    n, o);
+      break;
+    case damage::crlf:
+      std::snprintf(buf, sizeof buf,
+                    "; the file looks copied in text mode: every LF byte up to there follows a CR (%llu pairs, the first "
+                    "at byte %llu), and each CR shifts every later offset",
+                    n, o);
+      break;
+    case damage::zero_tail:
+      std::snprintf(buf, sizeof buf,
+                    "; the file is all zeros from byte %llu to its end (%llu bytes): an incomplete download into a "
+                    "preallocated file?",
+                    o, n);
+      break;
+    case damage::truncated:
+      if (d.offset == 0) {
+        std::snprintf(buf, sizeof buf, "; the file is empty");
+      } else {
+        std::snprintf(buf, sizeof buf, "; the file ends at byte %llu, before the data it declares: a truncated download?",
+                      o);
+      }
+      break;
+  }
+  return s + buf;
+}
+
+GGUF_END_NAMESPACE
+
+#endif  // GGUF_DIAGNOSE_HPP
