@@ -4,6 +4,7 @@
 #ifndef GGUF_EXAMPLES_GGUF_JSON_HPP
 #define GGUF_EXAMPLES_GGUF_JSON_HPP
 
+#include <gguf/detail/utf8.hpp>
 #include <gguf/gguf.hpp>
 
 #include <charconv>
@@ -105,39 +106,13 @@ inline void append_string(std::string& out, std::string_view s) {
       ++i;
       continue;
     }
-    // Sequence length and the allowed range of the second byte (excludes overlongs, surrogates and
-    // code points above U+10FFFF); later bytes are plain continuation bytes.
-    int len = 0;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-      if (c == 0xE0) lo = 0xA0;
-      if (c == 0xED) hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-      if (c == 0xF0) lo = 0x90;
-      if (c == 0xF4) hi = 0x8F;
-    }
-    if (len == 0) {  // a byte that can never start a sequence
-      out += replacement;
-      ++i;
-      continue;
-    }
-    int k = 1;  // bytes of the sequence that are valid so far
-    while (k < len && i + static_cast<std::size_t>(k) < n) {
-      const unsigned char b = p[i + static_cast<std::size_t>(k)];
-      const bool ok = k == 1 ? (b >= lo && b <= hi) : (b >= 0x80 && b <= 0xBF);
-      if (!ok) break;
-      ++k;
-    }
-    if (k == len) {
-      out.append(s.data() + i, static_cast<std::size_t>(len));
+    const gguf::detail::utf8_step step = gguf::detail::utf8_next(p + i, n - i);
+    if (step.valid) {
+      out.append(s.data() + i, step.length);
     } else {
-      out += replacement;  // the maximal subpart: lead byte plus the valid continuation bytes
+      out += replacement;
     }
-    i += static_cast<std::size_t>(k);
+    i += step.length;
   }
   out += '"';
 }

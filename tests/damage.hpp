@@ -3,7 +3,7 @@
 #ifndef GGUF_TESTS_DAMAGE_HPP
 #define GGUF_TESTS_DAMAGE_HPP
 
-#include <gguf/diagnose.hpp>
+#include <gguf/detail/utf8.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -23,26 +23,14 @@ inline bytes text_replaced(const bytes& in) {
   const auto* p = reinterpret_cast<const unsigned char*>(in.data());
   std::size_t i = 0;
   while (i < in.size()) {
-    if (const std::size_t len = gguf::detail::utf8_sequence(p + i, in.size() - i)) {
-      out.insert(out.end(), in.begin() + static_cast<std::ptrdiff_t>(i), in.begin() + static_cast<std::ptrdiff_t>(i + len));
-      i += len;
-      continue;
+    const gguf::detail::utf8_step step = gguf::detail::utf8_next(p + i, in.size() - i);
+    if (step.valid) {
+      out.insert(out.end(), in.begin() + static_cast<std::ptrdiff_t>(i),
+                 in.begin() + static_cast<std::ptrdiff_t>(i + step.length));
+    } else {
+      out.insert(out.end(), {std::byte{0xEF}, std::byte{0xBF}, std::byte{0xBD}});
     }
-    // The maximal subpart: a lead byte and the continuation bytes that are still valid after it.
-    std::size_t skip = 1;
-    const unsigned c = p[i];
-    const std::size_t need = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 1;
-    for (std::size_t k = 1; k < need && i + k < in.size(); ++k) {
-      unsigned lo = 0x80, hi = 0xBF;
-      if (k == 1 && c == 0xE0) lo = 0xA0;
-      if (k == 1 && c == 0xED) hi = 0x9F;
-      if (k == 1 && c == 0xF0) lo = 0x90;
-      if (k == 1 && c == 0xF4) hi = 0x8F;
-      if (p[i + k] < lo || p[i + k] > hi) break;
-      skip = k + 1;
-    }
-    out.insert(out.end(), {std::byte{0xEF}, std::byte{0xBF}, std::byte{0xBD}});
-    i += skip;
+    i += step.length;
   }
   return out;
 }

@@ -47,9 +47,9 @@ std::size_t first_invalid_utf8(const test::bytes& b) {
   const auto* p = reinterpret_cast<const unsigned char*>(b.data());
   std::size_t i = 0;
   while (i < b.size()) {
-    const std::size_t len = gguf::detail::utf8_sequence(p + i, b.size() - i);
-    if (!len) return i;
-    i += len;
+    const gguf::detail::utf8_step step = gguf::detail::utf8_next(p + i, b.size() - i);
+    if (!step.valid) return i;
+    i += step.length;
   }
   return b.size();
 }

@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <span>
 #include <string>
+#include <utility>
 
+#include "gguf/detail/utf8.hpp"
 #include "gguf/result.hpp"
 
 GGUF_BEGIN_NAMESPACE
@@ -35,37 +37,6 @@ struct diagnosis {
   explicit operator bool() const noexcept { return kind != damage::none; }
 };
 
-namespace detail {
-
-// Length of the valid UTF-8 sequence at p[0..n), or 0 if it is not one (RFC 3629: no overlongs,
-// no surrogates, nothing above U+10FFFF).
-inline std::size_t utf8_sequence(const unsigned char* p, std::size_t n) noexcept {
-  const unsigned c = p[0];
-  if (c < 0x80) return 1;
-  std::size_t len;
-  unsigned lo = 0x80, hi = 0xBF;
-  if (c >= 0xC2 && c <= 0xDF) {
-    len = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    len = 3;
-    if (c == 0xE0) lo = 0xA0;
-    if (c == 0xED) hi = 0x9F;
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    len = 4;
-    if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (n < len || p[1] < lo || p[1] > hi) return 0;
-  for (std::size_t i = 2; i < len; ++i) {
-    if (p[i] < 0x80 || p[i] > 0xBF) return 0;
-  }
-  return len;
-}
-
-}  // namespace detail
-
 /** The likely cause of `e`, an error from parsing `bytes`; `damage::none` when nothing fits. */
 inline diagnosis diagnose(std::span<const std::byte> bytes, const error& e) noexcept {
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
@@ -79,13 +50,13 @@ inline diagnosis diagnose(std::span<const std::byte> bytes, const error& e) noex
     std::uint64_t i = 0, replaced = 0, first = 0;
     bool valid = true;
     while (i < seen) {
-      const std::size_t len = detail::utf8_sequence(p + i, static_cast<std::size_t>(size - i));
-      if (len == 0) {
+      const detail::utf8_step step = detail::utf8_next(p + i, static_cast<std::size_t>(size - i));
+      if (!step.valid) {
         valid = false;
         break;
       }
-      if (len == 3 && p[i] == 0xEF && p[i + 1] == 0xBF && p[i + 2] == 0xBD && replaced++ == 0) first = i;
-      i += len;
+      if (step.length == 3 && p[i] == 0xEF && p[i + 1] == 0xBF && p[i + 2] == 0xBD && replaced++ == 0) first = i;
+      i += step.length;
     }
     if (valid && replaced) return {damage::text_replacement, first, replaced};
   }
@@ -122,38 +93,32 @@ inline diagnosis diagnose(std::span<const std::byte> bytes, const error& e) noex
 inline std::string explain(std::span<const std::byte> bytes, const error& e) {
   std::string s = to_string(e);
   const diagnosis d = diagnose(bytes, e);
-  char buf[320];
-  const auto o = static_cast<unsigned long long>(d.offset);
-  const auto n = static_cast<unsigned long long>(d.count);
+  // Each cause's sentence takes two numbers, in the order its format names them.
+  const char* format = nullptr;
+  std::uint64_t first = d.count, second = d.offset;
   switch (d.kind) {
     case damage::none: return s;
     case damage::text_replacement:
-      std::snprintf(buf, sizeof buf,
-                    "; the file looks saved by a text tool: it is valid UTF-8 up to there with %llu U+FFFD replacement "
-                    "characters, the first at byte %llu, and each one shifts every later offset",
-                    n, o);
+      format = "; the file looks saved by a text tool: it is valid UTF-8 up to there with %llu U+FFFD "
+               "replacement characters, the first at byte %llu, and each one shifts every later offset";
       break;
     case damage::crlf:
-      std::snprintf(buf, sizeof buf,
-                    "; the file looks copied in text mode: every LF byte up to there follows a CR (%llu pairs, the first "
-                    "at byte %llu), and each CR shifts every later offset",
-                    n, o);
+      format = "; the file looks copied in text mode: every LF byte up to there follows a CR (%llu pairs, the "
+               "first at byte %llu), and each CR shifts every later offset";
       break;
     case damage::zero_tail:
-      std::snprintf(buf, sizeof buf,
-                    "; the file is all zeros from byte %llu to its end (%llu bytes): an incomplete download into a "
-                    "preallocated file?",
-                    o, n);
+      format = "; the file is all zeros from byte %llu to its end (%llu bytes): an incomplete download into a "
+               "preallocated file?";
+      std::swap(first, second);
       break;
     case damage::truncated:
-      if (d.offset == 0) {
-        std::snprintf(buf, sizeof buf, "; the file is empty");
-      } else {
-        std::snprintf(buf, sizeof buf, "; the file ends at byte %llu, before the data it declares: a truncated download?",
-                      o);
-      }
+      if (d.offset == 0) return s + "; the file is empty";
+      format = "; the file ends at byte %llu, before the data it declares: a truncated download?";  // (printf ignores the extra number)
+      std::swap(first, second);
       break;
   }
+  char buf[320];
+  std::snprintf(buf, sizeof buf, format, static_cast<unsigned long long>(first), static_cast<unsigned long long>(second));
   return s + buf;
 }
 

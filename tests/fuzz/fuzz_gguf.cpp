@@ -166,6 +166,8 @@ void walk_metadata(const gguf::file& f) {
   for (const gguf::metadata_entry& e : m) {
     FUZZ_CHECK(!e.key.empty());
     FUZZ_CHECK(m.find(e.key) == &e);  // keys are unique, and the index finds each
+    FUZZ_CHECK(m.contains(e.key) && m.value(e.key).has_value());
+    FUZZ_CHECK(m.get_integer<std::uint64_t>(e.key).has_value() == e.value.as_integer<std::uint64_t>().has_value());
     FUZZ_CHECK(e.offset < f.bytes().size());
     walk_value(e.value, 0);
   }
@@ -234,6 +236,9 @@ void check_tensors(const gguf::file& f) {
     FUZZ_CHECK(t.file_offset == f.data_offset() + t.offset && t.offset % f.alignment() == 0);
     FUZZ_CHECK(t.data.data() == f.bytes().data() + t.file_offset);
     if (t.n_elements > 0) FUZZ_CHECK(t.n_rows() * t.row_length() == t.n_elements);
+    FUZZ_CHECK(t.dims().size() == t.n_dims);
+    const auto shape = t.shape();
+    for (std::uint32_t d = 0; d < t.n_dims; ++d) FUZZ_CHECK(shape[d] == t.ne[t.n_dims - 1 - d]);
     dequantize_tensor(t, budget);
   }
 }
