@@ -16,8 +16,8 @@
 
 namespace {
 
-constexpr std::int64_t l2_weights = 65536;          // 256 KiB of output: stays in L2
-constexpr std::int64_t memory_weights = 16777216;   // 64 MiB of output: goes to memory
+constexpr std::int64_t l2_weights = 65536;         // 256 KiB of output: stays in L2
+constexpr std::int64_t memory_weights = 16777216;  // 64 MiB of output: goes to memory
 
 // Types measured out of cache as well: the ones models are shipped in.
 constexpr gguf::ggml_type hot[] = {gguf::ggml_type::f16,  gguf::ggml_type::bf16, gguf::ggml_type::q4_0,
@@ -46,9 +46,10 @@ std::vector<std::byte> input(gguf::ggml_type type, std::int64_t n) {
 }
 
 void set_counters(benchmark::State& state, std::int64_t n) {
-  state.counters["weights/s"] = benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
-  state.counters["bytes/s"] =
-      benchmark::Counter(static_cast<double>(4 * n), benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1024);
+  state.counters["weights/s"] =
+      benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["bytes/s"] = benchmark::Counter(
+      static_cast<double>(4 * n), benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1024);
 }
 
 // Through the public gguf::dequantize (in runtime-dispatch mode here), as a user calls it.

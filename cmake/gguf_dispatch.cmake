@@ -5,7 +5,8 @@
 # dispatch/isa_table.cpp.in) with its own flags, plus one selector (dispatch/select.cpp) compiled with
 # the project's baseline flags that detects the CPU and picks a table. Flags are set on those source
 # files only: never on gguf::gguf, never globally.
-set(GGUF_DISPATCH_DIR "${CMAKE_CURRENT_LIST_DIR}/dispatch")
+# This file and dispatch/ are also installed beside ggufConfig.cmake, which includes it: an installed
+# package's users call gguf_add_dispatch_library() the same way.
 
 #   gguf_add_dispatch_library([NAME target] [OPTIONS flags...])
 # NAME defaults to gguf_dispatch (with the alias gguf::dispatch); OPTIONS are added to every source
@@ -15,7 +16,8 @@ function(gguf_add_dispatch_library)
   if(NOT arg_NAME)
     set(arg_NAME gguf_dispatch)
   endif()
-  set(sources "${GGUF_DISPATCH_DIR}/select.cpp")
+  set(dir "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/dispatch")  # beside this file, in the tree or installed
+  set(sources "${dir}/select.cpp")
   set(definitions "")
   string(TOLOWER "${CMAKE_SYSTEM_PROCESSOR}" cpu)
   if(cpu MATCHES "^(x86_64|amd64|x64)$")
@@ -31,7 +33,7 @@ function(gguf_add_dispatch_library)
       set(GGUF_ISA ${isa})
       string(REPLACE ";" " " GGUF_ISA_FLAGS_TEXT "${flags_${isa}}")
       set(out "${CMAKE_CURRENT_BINARY_DIR}/${arg_NAME}/isa_${isa}.cpp")
-      configure_file("${GGUF_DISPATCH_DIR}/isa_table.cpp.in" "${out}" @ONLY)
+      configure_file("${dir}/isa_table.cpp.in" "${out}" @ONLY)
       set_source_files_properties("${out}" PROPERTIES COMPILE_OPTIONS "${flags_${isa}}")
       list(APPEND sources "${out}")
       string(TOUPPER ${isa} upper)
@@ -41,7 +43,8 @@ function(gguf_add_dispatch_library)
     list(APPEND definitions GGUF_DISPATCH_NEON64)
   endif()
 
-  add_library(${arg_NAME} STATIC ${sources})
+  # Built only when something links it: a parent project that never asks for it compiles nothing.
+  add_library(${arg_NAME} STATIC EXCLUDE_FROM_ALL ${sources})
   if(arg_NAME STREQUAL "gguf_dispatch")
     add_library(gguf::dispatch ALIAS gguf_dispatch)
   endif()

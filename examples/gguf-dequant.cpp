@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "cli_error.hpp"
+#include "cli_common.hpp"
 
 namespace {
 
@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
   if (!t) return fail("%s: no tensor named '%s'", path, name);
 
   const bool to_stdout = std::string_view(out_path) == "-";
+  if (to_stdout) binary_stdout();
   std::FILE* out = to_stdout ? stdout : std::fopen(out_path, "wb");
   if (!out) return fail("cannot open '%s' for writing: %s", out_path, std::strerror(errno));
 

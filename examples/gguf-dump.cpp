@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "cli_error.hpp"
+#include "cli_common.hpp"
 #include "gguf_json.hpp"
 
 namespace {
@@ -86,14 +86,15 @@ void print_summary(const char* path, const gguf::file& f) {
     std::string shape = "[";
     for (std::uint32_t d = 0; d < t.n_dims; ++d) shape += (d ? ", " : "") + std::to_string(t.ne[d]);
     shape += ']';
-    std::printf("  %-40s %-8s %-26s %14" PRIu64 " %14" PRIu64 "\n", name.c_str(), std::string(gguf::name(t.type)).c_str(),
-                shape.c_str(), t.offset, t.n_bytes);
+    std::printf("  %-40s %-8s %-26s %14" PRIu64 " %14" PRIu64 "\n", name.c_str(),
+                std::string(gguf::name(t.type)).c_str(), shape.c_str(), t.offset, t.n_bytes);
   }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  binary_stdout();  // the JSON is compared byte for byte with ggml's
   bool json = false;
   const char* path = nullptr;
   for (int i = 1; i < argc; ++i) {

@@ -1,8 +1,9 @@
 # Checks gguf-dump's command-line contract. Run by ctest: cmake -DDUMP=... -DDATA=... -DWORK=... -P cli_test.cmake
+# (-DRUN=wine or qemu-...: the emulator a cross build runs its programs with).
 file(MAKE_DIRECTORY "${WORK}")
 
 function(expect_exit code)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  execute_process(COMMAND ${RUN} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL code)
     message(FATAL_ERROR "${ARGN}: exit ${rc}, expected ${code}\nstdout: ${out}\nstderr: ${err}")
   endif()
@@ -61,7 +62,7 @@ if(NOT out MATCHES "tensors: 35")
   message(FATAL_ERROR "summary lacks the tensor count:\n${out}")
 endif()
 foreach(name vocab/ggml-vocab-phi-3 quants/quants-4d)
-  execute_process(COMMAND "${DUMP}" --json "${DATA}/${name}.gguf" OUTPUT_FILE "${WORK}/out.json" RESULT_VARIABLE rc)
+  execute_process(COMMAND ${RUN} "${DUMP}" --json "${DATA}/${name}.gguf" OUTPUT_FILE "${WORK}/out.json" RESULT_VARIABLE rc)
   execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${WORK}/out.json" "${DATA}/${name}.json" RESULT_VARIABLE same)
   if(NOT rc EQUAL 0 OR NOT same EQUAL 0)
     message(FATAL_ERROR "gguf-dump --json ${name}.gguf differs from ggml's JSON (exit ${rc})")
@@ -86,3 +87,12 @@ foreach(type q4_K iq2_xs f16 bf16 tq1_0)
     message(FATAL_ERROR "gguf-dequant t.${type} differs from ggml's floats (or is empty)")
   endif()
 endforeach()
+
+# gguf-load: every tensor of the model as floats, and a checksum line.
+expect_exit(2 "${LOAD}")
+expect_exit(1 "${LOAD}" "${WORK}/bad-version.gguf")
+expect_error_line()
+expect_exit(0 "${LOAD}" "${DATA}/model/tiny-llama-q4_K_M.gguf")
+if(NOT out MATCHES "llama, 2 layers, 21 tensors" OR NOT out MATCHES "918784 floats, checksum [0-9a-f]+")
+  message(FATAL_ERROR "gguf-load output:\n${out}")
+endif()

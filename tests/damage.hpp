@@ -46,7 +46,9 @@ inline bytes crlf(const bytes& in) {
 }
 
 /** An interrupted download: the first `n` bytes. */
-inline bytes truncated(const bytes& in, std::size_t n) { return bytes(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(n)); }
+inline bytes truncated(const bytes& in, std::size_t n) {
+  return bytes(in.begin(), in.begin() + static_cast<std::ptrdiff_t>(n));
+}
 
 /** A download into a preallocated file that stopped at byte `from`: the rest is zeros. */
 inline bytes zero_tail(const bytes& in, std::size_t from) {

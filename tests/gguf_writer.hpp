@@ -73,7 +73,7 @@ struct tensor_spec {
 struct file_builder {
   std::uint32_t version = 3;
   bool big_endian = false;
-  std::uint32_t alignment = 32;  // for computing offsets and padding (write general.alignment yourself)
+  std::uint32_t alignment = 32;                  // for computing offsets and padding (write general.alignment yourself)
   std::optional<std::uint64_t> n_kv, n_tensors;  // override the counts written in the header
   std::vector<std::pair<std::string, value_writer>> kvs;  // key, then "type + value" writer
   std::vector<tensor_spec> tensors;

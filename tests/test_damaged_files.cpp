@@ -138,8 +138,8 @@ TEST_CASE("a preallocated download that stopped (zeros to the end) is refused wh
     const test::bytes good = read_file(p);
     auto f = test::parse(good);
     REQUIRE(f);
-    const std::uint64_t last_info = f->tensors().empty() ? f->metadata().entries().back().offset
-                                                         : f->data_offset() - 64;  // inside the last infos
+    const std::uint64_t last_info =
+        f->tensors().empty() ? f->metadata().entries().back().offset : f->data_offset() - 64;  // inside the last infos
     const std::size_t step = std::max<std::size_t>(1, static_cast<std::size_t>(last_info) / 61);
     for (std::size_t from = 24; from < last_info; from += step) {
       CAPTURE(from);

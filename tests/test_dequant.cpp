@@ -42,7 +42,8 @@ const std::vector<fixture>& fixtures() {
     for (const auto& e : fs::directory_iterator(quants_dir)) {
       const std::string file = e.path().filename().string();
       const std::string suffix = ".expected.gguf";
-      if (file.size() <= suffix.size() || file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+      if (file.size() <= suffix.size() || file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0)
+        continue;
       const std::string stem = file.substr(0, file.size() - suffix.size());
       auto data = gguf::open((quants_dir / (stem + ".gguf")).string().c_str());
       auto expected = gguf::open(e.path().string().c_str());
@@ -131,9 +132,7 @@ GGUF_DEQUANT_CASE(q1_0)
 GGUF_DEQUANT_CASE(q2_0)
 #undef GGUF_DEQUANT_CASE
 
-TEST_CASE("every type of the table has a dequant test above") {
-  CHECK(gguf::ggml_types.size() == 35);
-}
+TEST_CASE("every type of the table has a dequant test above") { CHECK(gguf::ggml_types.size() == 35); }
 
 TEST_CASE("dequantize refuses sizes that do not match") {
   std::vector<std::byte> blocks(2 * 18);
@@ -191,7 +190,7 @@ TEST_CASE("a llama.cpp Q4_K_M model structure: every tensor dequantizes to ggml'
   const std::uint32_t width = *m.get_arch<std::uint32_t>("embedding_length");
   CHECK(layers == 2);
   CHECK(*m.get<std::uint32_t>("general.file_type") == 15);  // MOSTLY_Q4_K_M
-  CHECK(g->tensors().size() == 3 + 9 * layers);  // token_embd, output_norm, output, and 9 per layer
+  CHECK(g->tensors().size() == 3 + 9 * layers);             // token_embd, output_norm, output, and 9 per layer
   const gguf::tensor_info* embd = g->find_tensor("token_embd.weight");
   REQUIRE(embd);
   CHECK(embd->type == ggml_type::q4_K);

@@ -214,8 +214,8 @@ TEST_CASE("arrays may hold arrays (ggml refuses them; the spec allows them)") {
   const test::bytes b = test::file_builder()
                             .kv_raw("nested",
                                     [](test::byte_writer& w) {
-                                      w.u32(9).u32(9).count(2);       // array of 2 arrays
-                                      w.u32(8).count(2).str("ab").str("c");  // ["ab", "c"]
+                                      w.u32(9).u32(9).count(2);                // array of 2 arrays
+                                      w.u32(8).count(2).str("ab").str("c");    // ["ab", "c"]
                                       w.u32(4).count(3).u32(1).u32(2).u32(3);  // [1, 2, 3]
                                     })
                             .kv<std::uint32_t>("after", 42)
@@ -286,7 +286,9 @@ TEST_CASE("tensor infos: dims innermost first, sizes, and data views into the fi
 
 TEST_CASE("tensor offsets may come in any order and leave gaps (ggml refuses both)") {
   test::file_builder fb;
-  fb.tensor("late", ggml_type::f32, {8}, 256).tensor("early", ggml_type::f32, {8}, 0).tensor("mid", ggml_type::f32, {8}, 64);
+  fb.tensor("late", ggml_type::f32, {8}, 256)
+      .tensor("early", ggml_type::f32, {8}, 0)
+      .tensor("mid", ggml_type::f32, {8}, 64);
   const test::bytes b = fb.build();
   auto f = test::parse(b);
   REQUIRE_MESSAGE(f, gguf::to_string(f.error()));

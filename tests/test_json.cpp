@@ -48,18 +48,18 @@ TEST_CASE("strings are escaped as json.dumps(ensure_ascii=False) does") {
   CHECK(s("\xc3\xa9\xe2\x96\x81\xf0\x9f\x98\x80") == "\"\xc3\xa9\xe2\x96\x81\xf0\x9f\x98\x80\"");  // é ▁ 😀 kept
 }
 
-TEST_CASE("a NUL ends the string, as in ggml's C API") {
-  CHECK(s(std::string_view("ab\0cd", 5)) == "\"ab\"");
-}
+TEST_CASE("a NUL ends the string, as in ggml's C API") { CHECK(s(std::string_view("ab\0cd", 5)) == "\"ab\""); }
 
 TEST_CASE("invalid UTF-8 becomes U+FFFD, one per maximal ill-formed subpart") {
   const std::string r = "\xef\xbf\xbd";
   CHECK(s("\x80") == "\"" + r + "\"");
-  CHECK(s("a\xff" "b") == "\"a" + r + "b\"");
-  CHECK(s("\xc0\xaf") == "\"" + r + r + "\"");            // overlong lead: each byte
-  CHECK(s("\xe2\x82") == "\"" + r + "\"");                // truncated 3-byte: one
-  CHECK(s("\xe2\x82" "A") == "\"" + r + "A\"");
-  CHECK(s("\xed\xa0\x80") == "\"" + r + r + r + "\"");    // surrogate: lead, then lone continuations
+  CHECK(s("a\xff"
+          "b") == "\"a" + r + "b\"");
+  CHECK(s("\xc0\xaf") == "\"" + r + r + "\"");  // overlong lead: each byte
+  CHECK(s("\xe2\x82") == "\"" + r + "\"");      // truncated 3-byte: one
+  CHECK(s("\xe2\x82"
+          "A") == "\"" + r + "A\"");
+  CHECK(s("\xed\xa0\x80") == "\"" + r + r + r + "\"");          // surrogate: lead, then lone continuations
   CHECK(s("\xf4\x90\x80\x80") == "\"" + r + r + r + r + "\"");  // above U+10FFFF
   CHECK(s("\xf0\x9f\x98") == "\"" + r + "\"");
 }

@@ -13,8 +13,8 @@ namespace fs = std::filesystem;
 namespace {
 fs::path temp_file(const char* name, const test::bytes& content) {
   const fs::path p = fs::temp_directory_path() / (std::string("gguf-test-") + name);
-  std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(content.data()),
-                                           static_cast<std::streamsize>(content.size()));
+  std::ofstream(p, std::ios::binary)
+      .write(reinterpret_cast<const char*>(content.data()), static_cast<std::streamsize>(content.size()));
   return p;
 }
 }  // namespace

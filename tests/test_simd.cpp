@@ -12,7 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <memory>
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
@@ -86,9 +86,9 @@ void check(ggml_type type) {
           float* dst = reinterpret_cast<float*>(reinterpret_cast<char*>(out.data()) + (shift ? 4 : 0));
           k(src.data() + shift, dst, n);
           std::size_t bad = 0;
-          CHECK_MESSAGE(same_bits(dst, want.data(), weights, bad),
-                        "n=" << n << " shift=" << shift << " first difference at " << bad << ": " << dst[bad]
-                             << " vs " << want[bad]);
+          CHECK_MESSAGE(same_bits(dst, want.data(), weights, bad), "n=" << n << " shift=" << shift
+                                                                        << " first difference at " << bad << ": "
+                                                                        << dst[bad] << " vs " << want[bad]);
           CHECK(out.back() == -7.0f);  // nothing written past the end
         }
       }
@@ -143,19 +143,18 @@ TEST_CASE("f16 and bf16 outputs past the caches (the non-temporal store path) eq
   std::vector<std::byte> src(2 * n);
   std::mt19937 rng(5);
   for (auto& b : src) b = static_cast<std::byte>(rng());
-  struct free_deleter {
-    void operator()(float* p) const { std::free(p); }
-  };
-  const std::unique_ptr<float, free_deleter> out(static_cast<float*>(std::aligned_alloc(64, (n * 4 + 63) / 64 * 64)));
+  // A 64-byte aligned destination (the streaming stores need one), portably: Windows has no aligned_alloc.
+  std::vector<float> storage(n + 16);
+  float* const out = storage.data() + (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64 / sizeof(float);
   std::vector<float> want(n);
   for (ggml_type type : {ggml_type::f16, ggml_type::bf16}) {
     CAPTURE(gguf::name(type));
     gguf::kernels::scalar_kernel(type)(src.data(), want.data(), n);
     for (isa i : isas()) {
       CAPTURE(gguf::dispatch::name(i));
-      gguf::dispatch::kernel(type, i)(src.data(), out.get(), n);
+      gguf::dispatch::kernel(type, i)(src.data(), out, n);
       std::size_t bad = 0;
-      CHECK_MESSAGE(same_bits(out.get(), want.data(), n, bad), "first difference at " << bad);
+      CHECK_MESSAGE(same_bits(out, want.data(), n, bad), "first difference at " << bad);
     }
   }
 }
@@ -176,11 +175,14 @@ TEST_CASE("all 65536 halves convert to the same float bits on every instruction 
     for (std::uint32_t h = 0; h < 65536; ++h) {
       // ggml's ggml_compute_fp16_to_fp32, for normals, infinities and NaNs (exponent 31)
       const std::uint32_t w = h << 16, two_w = w + w;
-      std::uint32_t want = std::bit_cast<std::uint32_t>(std::bit_cast<float>((two_w >> 4) + (0xE0u << 23)) * 0x1.0p-112f);
-      if (two_w < (1u << 27)) want = std::bit_cast<std::uint32_t>(std::bit_cast<float>((two_w >> 17) | (126u << 23)) - 0.5f);
+      std::uint32_t want =
+          std::bit_cast<std::uint32_t>(std::bit_cast<float>((two_w >> 4) + (0xE0u << 23)) * 0x1.0p-112f);
+      if (two_w < (1u << 27))
+        want = std::bit_cast<std::uint32_t>(std::bit_cast<float>((two_w >> 17) | (126u << 23)) - 0.5f);
       want |= w & 0x80000000u;
       if (std::bit_cast<std::uint32_t>(out[h]) != want && bad++ == 0) {
-        CHECK_MESSAGE(false, "half 0x" << std::hex << h << ": 0x" << std::bit_cast<std::uint32_t>(out[h]) << ", ggml 0x" << want);
+        CHECK_MESSAGE(
+            false, "half 0x" << std::hex << h << ": 0x" << std::bit_cast<std::uint32_t>(out[h]) << ", ggml 0x" << want);
       }
     }
     CHECK(bad == 0);

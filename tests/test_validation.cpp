@@ -198,17 +198,23 @@ TEST_CASE("a bool is the byte 0 or 1") {
       parse_error(test::file_builder().kv_raw("b", [](test::byte_writer& w) { w.u32(7).u8(2); }).build());
   CHECK(e.code == errc::bad_bool);
   CHECK(e.offset == 24 + 8 + 1 + 4);
-  const gguf::error a = parse_error(
-      test::file_builder().kv_raw("b", [](test::byte_writer& w) { w.u32(9).u32(7).u64(3).u8(1).u8(0).u8(0xFF); }).build());
+  const gguf::error a =
+      parse_error(test::file_builder()
+                      .kv_raw("b", [](test::byte_writer& w) { w.u32(9).u32(7).u64(3).u8(1).u8(0).u8(0xFF); })
+                      .build());
   CHECK(a.code == errc::bad_bool);
   CHECK(a.offset == 24 + 8 + 1 + 4 + 4 + 8 + 2);
 }
 
 TEST_CASE("general.alignment must be a uint32 non-zero power of two") {
-  CHECK(parse_error(test::file_builder().kv<std::uint64_t>("general.alignment", 32).build()).code == errc::bad_alignment);
-  CHECK(parse_error(test::file_builder().kv<std::int32_t>("general.alignment", 32).build()).code == errc::bad_alignment);
-  CHECK(parse_error(test::file_builder().kv<std::uint32_t>("general.alignment", 0).build()).code == errc::bad_alignment);
-  CHECK(parse_error(test::file_builder().kv<std::uint32_t>("general.alignment", 48).build()).code == errc::bad_alignment);
+  CHECK(parse_error(test::file_builder().kv<std::uint64_t>("general.alignment", 32).build()).code ==
+        errc::bad_alignment);
+  CHECK(parse_error(test::file_builder().kv<std::int32_t>("general.alignment", 32).build()).code ==
+        errc::bad_alignment);
+  CHECK(parse_error(test::file_builder().kv<std::uint32_t>("general.alignment", 0).build()).code ==
+        errc::bad_alignment);
+  CHECK(parse_error(test::file_builder().kv<std::uint32_t>("general.alignment", 48).build()).code ==
+        errc::bad_alignment);
   for (std::uint32_t a : {1u, 2u, 8u, 4096u, 0x80000000u}) {
     auto f = test::parse(test::file_builder().kv<std::uint32_t>("general.alignment", a).build());
     REQUIRE(f);
@@ -318,9 +324,9 @@ TEST_CASE("tensor data must lie inside the file") {
   b.resize(b.size() - 1);
   CHECK(parse_error(b).code == errc::out_of_bounds);
 
-  test::file_builder far;
-  far.tensors.push_back({"t", 0, {8}, std::uint64_t{1} << 63, test::bytes{}});
-  const gguf::error e = parse_error(far.build());
+  test::file_builder distant;
+  distant.tensors.push_back({"t", 0, {8}, std::uint64_t{1} << 63, test::bytes{}});
+  const gguf::error e = parse_error(distant.build());
   CHECK(e.code == errc::out_of_bounds);
   CHECK(e.offset == 24 + 8 + 1 + 4 + 8 + 4);  // the tensor's offset field
 
@@ -342,7 +348,7 @@ TEST_CASE("tensors may not share bytes") {
   const gguf::error e = parse_error(same.build());
   CHECK(e.code == errc::overlapping_tensors);
   CHECK(e.offset == 24 + 2 * (8 + 1 + 4 + 8 + 4 + 8) - 8);  // the second tensor's offset field
-  test::file_builder touching;  // adjacent is fine
+  test::file_builder touching;                              // adjacent is fine
   touching.tensor("a", ggml_type::f32, {8}, 32).tensor("b", ggml_type::f32, {8}, 0);
   CHECK(test::parse(touching.build()));
 }

@@ -65,9 +65,10 @@ inline result<void> dequantize_rows(const tensor_info& t, std::uint64_t first_ro
   if (first_row > rows || n_rows > rows - first_row) return {errc::out_of_range, 0, "rows outside the tensor"};
   if (out.size() != n_rows * t.ne[0]) return {errc::size_mismatch, 0, "output size differs from n_rows * ne[0]"};
   const std::uint64_t row_bytes = t.row_size();
-  return dequantize(t.type, t.data.subspan(static_cast<std::size_t>(first_row * row_bytes),
-                                           static_cast<std::size_t>(n_rows * row_bytes)),
-                    out);
+  return dequantize(
+      t.type,
+      t.data.subspan(static_cast<std::size_t>(first_row * row_bytes), static_cast<std::size_t>(n_rows * row_bytes)),
+      out);
 }
 
 GGUF_DEQUANT_END_NAMESPACE

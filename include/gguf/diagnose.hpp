@@ -67,8 +67,10 @@ inline diagnosis diagnose(std::span<const std::byte> bytes, const error& e) noex
     bool lone_lf = false;
     for (std::uint64_t i = 0; i < seen && !lone_lf; ++i) {
       if (p[i] != '\n') continue;
-      if (i == 0 || p[i - 1] != '\r') lone_lf = true;
-      else if (pairs++ == 0) first = i - 1;
+      if (i == 0 || p[i - 1] != '\r')
+        lone_lf = true;
+      else if (pairs++ == 0)
+        first = i - 1;
     }
     if (!lone_lf && pairs) return {damage::crlf, first, pairs};
   }
@@ -99,26 +101,31 @@ inline std::string explain(std::span<const std::byte> bytes, const error& e) {
   switch (d.kind) {
     case damage::none: return s;
     case damage::text_replacement:
-      format = "; the file looks saved by a text tool: it is valid UTF-8 up to there with %llu U+FFFD "
-               "replacement characters, the first at byte %llu, and each one shifts every later offset";
+      format =
+          "; the file looks saved by a text tool: it is valid UTF-8 up to there with %llu U+FFFD "
+          "replacement characters, the first at byte %llu, and each one shifts every later offset";
       break;
     case damage::crlf:
-      format = "; the file looks copied in text mode: every LF byte up to there follows a CR (%llu pairs, the "
-               "first at byte %llu), and each CR shifts every later offset";
+      format =
+          "; the file looks copied in text mode: every LF byte up to there follows a CR (%llu pairs, the "
+          "first at byte %llu), and each CR shifts every later offset";
       break;
     case damage::zero_tail:
-      format = "; the file is all zeros from byte %llu to its end (%llu bytes): an incomplete download into a "
-               "preallocated file?";
+      format =
+          "; the file is all zeros from byte %llu to its end (%llu bytes): an incomplete download into a "
+          "preallocated file?";
       std::swap(first, second);
       break;
     case damage::truncated:
       if (d.offset == 0) return s + "; the file is empty";
-      format = "; the file ends at byte %llu, before the data it declares: a truncated download?";  // (printf ignores the extra number)
+      format = "; the file ends at byte %llu, before the data it declares: a truncated download?";  // (printf ignores
+                                                                                                    // the extra number)
       std::swap(first, second);
       break;
   }
   char buf[320];
-  std::snprintf(buf, sizeof buf, format, static_cast<unsigned long long>(first), static_cast<unsigned long long>(second));
+  std::snprintf(buf, sizeof buf, format, static_cast<unsigned long long>(first),
+                static_cast<unsigned long long>(second));
   return s + buf;
 }
 

@@ -135,7 +135,7 @@ namespace detail {
  * `get(out)` that returns the error code and never throws.
  */
 template <class T>
-class [[nodiscard]] result {
+class [[nodiscard]] result {  // NOLINT(*-special-member-functions): operator=(result) is both assignments
   static_assert(!std::is_reference_v<T>, "use a pointer or std::reference_wrapper");
 
  public:
@@ -147,7 +147,7 @@ class [[nodiscard]] result {
   result(T&& v) noexcept(std::is_nothrow_move_constructible_v<T>) : ok_(true) {  // NOLINT
     ::new (&storage_.value) T(std::move(v));
   }
-  result(::gguf::error e) noexcept : ok_(false) { storage_.err = e; }  // NOLINT
+  result(::gguf::error e) noexcept : ok_(false) { storage_.err = e; }            // NOLINT
   result(errc c, std::uint64_t offset = 0, const char* what = nullptr) noexcept  // NOLINT
       : result(::gguf::error{c, offset, what}) {}
 
@@ -213,9 +213,9 @@ class [[nodiscard]] result {
   }
 
  private:
-  union storage {
-    storage() noexcept {}
-    ~storage() {}
+  union storage {          // NOLINT(*-special-member-functions): `result` constructs and destroys the member
+    storage() noexcept {}  // NOLINT(*-use-equals-default): = default would be deleted (non-trivial T)
+    ~storage() {}          // NOLINT(*-use-equals-default)
     T value;
     ::gguf::error err;
   } storage_;
@@ -228,7 +228,7 @@ class [[nodiscard]] result<void> {
  public:
   using value_type = void;
   result() noexcept = default;
-  result(::gguf::error e) noexcept : err_(e) {}  // NOLINT
+  result(::gguf::error e) noexcept : err_(e) {}                                  // NOLINT
   result(errc c, std::uint64_t offset = 0, const char* what = nullptr) noexcept  // NOLINT
       : err_{c, offset, what} {}
   bool has_value() const noexcept { return err_.code == errc::success; }

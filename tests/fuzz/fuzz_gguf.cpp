@@ -21,8 +21,8 @@
 
 #include "gguf_json.hpp"
 
-#define FUZZ_CHECK(cond)          \
-  do {                            \
+#define FUZZ_CHECK(cond)           \
+  do {                             \
     if (!(cond)) __builtin_trap(); \
   } while (0)
 

@@ -53,17 +53,19 @@ test::file_builder rich(std::uint32_t version = 3, bool big = false) {
       .kv_array<std::int16_t>("i16s", {-1, 1})
       .kv_array<std::uint64_t>("u64s", {1, 2})
       .kv_array<double>("f64s", {0.5, -0.5})
-      .kv_raw("nested", [](test::byte_writer& w) {  // [[1, 2], [], [3]] as uint16, and [["a"], ["b", "c"]]
-        w.u32(9).u32(9).count(3);
-        w.u32(2).count(2).put<std::uint16_t>(1).put<std::uint16_t>(2);
-        w.u32(2).count(0);
-        w.u32(2).count(1).put<std::uint16_t>(3);
-      })
-      .kv_raw("nested_strings", [](test::byte_writer& w) {
-        w.u32(9).u32(9).count(2);
-        w.u32(8).count(1).str("a");
-        w.u32(8).count(2).str("b").str("c");
-      })
+      .kv_raw("nested",
+              [](test::byte_writer& w) {  // [[1, 2], [], [3]] as uint16, and [["a"], ["b", "c"]]
+                w.u32(9).u32(9).count(3);
+                w.u32(2).count(2).put<std::uint16_t>(1).put<std::uint16_t>(2);
+                w.u32(2).count(0);
+                w.u32(2).count(1).put<std::uint16_t>(3);
+              })
+      .kv_raw("nested_strings",
+              [](test::byte_writer& w) {
+                w.u32(9).u32(9).count(2);
+                w.u32(8).count(1).str("a");
+                w.u32(8).count(2).str("b").str("c");
+              })
       .tensor("token_embd.weight", ggml_type::q4_K, {256, 2})
       .tensor("output_norm.weight", ggml_type::f32, {8})
       .tensor("blk.0.attn_q.weight", ggml_type::q8_0, {64, 2})
@@ -77,7 +79,8 @@ test::file_builder one_kv(const std::string& key, test::value_writer w) {
   return test::file_builder().kv_raw(key, std::move(w));
 }
 
-test::file_builder one_tensor(std::uint32_t type, std::vector<std::uint64_t> ne, std::optional<std::uint64_t> offset = {}) {
+test::file_builder one_tensor(std::uint32_t type, std::vector<std::uint64_t> ne,
+                              std::optional<std::uint64_t> offset = {}) {
   test::file_builder fb;
   fb.tensors.push_back({"t", type, std::move(ne), offset, std::nullopt});
   return fb;
@@ -93,7 +96,9 @@ test::file_builder nested(int depth) {  // `depth` arrays, one inside the other,
 
 std::vector<seed> make_seeds() {
   std::vector<seed> s;
-  auto add = [&](std::string name, const test::file_builder& fb, errc e) { s.push_back({std::move(name), fb.build(), e}); };
+  auto add = [&](std::string name, const test::file_builder& fb, errc e) {
+    s.push_back({std::move(name), fb.build(), e});
+  };
   auto add_bytes = [&](std::string name, test::bytes b, errc e) { s.push_back({std::move(name), std::move(b), e}); };
   const auto u32 = [](std::uint32_t v) { return static_cast<std::uint32_t>(v); };
 
@@ -121,7 +126,10 @@ std::vector<seed> make_seeds() {
     add("ok-bytes-after-data", fb, errc::success);
   }
   add("ok-alignment-1",
-      test::file_builder().kv<std::uint32_t>("general.alignment", 1).tensor("t", ggml_type::i8, {3}).tensor("u", ggml_type::i8, {5}),
+      test::file_builder()
+          .kv<std::uint32_t>("general.alignment", 1)
+          .tensor("t", ggml_type::i8, {3})
+          .tensor("u", ggml_type::i8, {5}),
       errc::success);
   add("ok-nested-64-deep", nested(64), errc::success);
   add("ok-name-63-bytes", test::file_builder().tensor(std::string(63, 'n'), ggml_type::f32, {1}), errc::success);
@@ -151,8 +159,8 @@ std::vector<seed> make_seeds() {
     add("truncated-tensor-count", fb, errc::truncated);
   }
   add("truncated-string", one_kv("s", [](test::byte_writer& w) { w.u32(8).u64(1000).raw("short"); }), errc::truncated);
-  add("truncated-array-string", one_kv("a", [](test::byte_writer& w) { w.u32(9).u32(8).u64(2).str("ok").u64(1000).raw("x"); }),
-      errc::truncated);
+  add("truncated-array-string",
+      one_kv("a", [](test::byte_writer& w) { w.u32(9).u32(8).u64(2).str("ok").u64(1000).raw("x"); }), errc::truncated);
   add("truncated-array-count", one_kv("a", [](test::byte_writer& w) { w.u32(9).u32(6).u64(1 << 20).zeros(16); }),
       errc::truncated);
   {
@@ -162,7 +170,8 @@ std::vector<seed> make_seeds() {
   }
   add("limit-string-length", one_kv("s", [](test::byte_writer& w) { w.u32(8).u64(std::uint64_t{1} << 31).raw("x"); }),
       errc::limit_exceeded);
-  add("limit-array-length", one_kv("a", [](test::byte_writer& w) { w.u32(9).u32(0).u64(std::uint64_t{1} << 61).zeros(8); }),
+  add("limit-array-length",
+      one_kv("a", [](test::byte_writer& w) { w.u32(9).u32(0).u64(std::uint64_t{1} << 61).zeros(8); }),
       errc::limit_exceeded);
   add("bad-value-type", one_kv("k", [](test::byte_writer& w) { w.u32(13).u64(0); }), errc::bad_value_type);
   add("bad-array-item-type", one_kv("k", [](test::byte_writer& w) { w.u32(9).u32(0xFFFFFFFF).u64(0); }),
@@ -175,11 +184,16 @@ std::vector<seed> make_seeds() {
       errc::duplicate_key);
   add("alignment-not-uint32", test::file_builder().kv<std::uint64_t>("general.alignment", 32), errc::bad_alignment);
   add("alignment-zero", test::file_builder().kv<std::uint32_t>("general.alignment", 0), errc::bad_alignment);
-  add("alignment-not-power-of-two", test::file_builder().kv<std::uint32_t>("general.alignment", 48), errc::bad_alignment);
+  add("alignment-not-power-of-two", test::file_builder().kv<std::uint32_t>("general.alignment", 48),
+      errc::bad_alignment);
   add("too-deep", nested(65), errc::too_deep);
-  add("tensor-name-64-bytes", test::file_builder().tensor(std::string(64, 'n'), ggml_type::f32, {1}), errc::bad_tensor_name);
+  add("tensor-name-64-bytes", test::file_builder().tensor(std::string(64, 'n'), ggml_type::f32, {1}),
+      errc::bad_tensor_name);
   add("duplicate-tensor",
-      test::file_builder().tensor("w", ggml_type::f32, {1}).tensor("v", ggml_type::f32, {1}).tensor("w", ggml_type::f32, {1}),
+      test::file_builder()
+          .tensor("w", ggml_type::f32, {1})
+          .tensor("v", ggml_type::f32, {1})
+          .tensor("w", ggml_type::f32, {1}),
       errc::duplicate_tensor);
   add("five-dimensions", one_tensor(0, {1, 1, 1, 1, 1}), errc::bad_dimensions);
   add("negative-dimension", one_tensor(0, {4, std::uint64_t{1} << 63}), errc::bad_dimensions);
@@ -199,7 +213,8 @@ std::vector<seed> make_seeds() {
     fb.tensors[0].data = test::bytes{};  // nothing to place that far
     add("out-of-bounds-offset", fb, errc::out_of_bounds);
   }
-  add("overlapping-tensors", test::file_builder().tensor("b", ggml_type::f32, {16}, 32).tensor("a", ggml_type::f32, {16}, 0),
+  add("overlapping-tensors",
+      test::file_builder().tensor("b", ggml_type::f32, {16}, 32).tensor("a", ggml_type::f32, {16}, 0),
       errc::overlapping_tensors);
 
   // A good file after what happens to files on the way (tests/damage.hpp).

@@ -33,12 +33,13 @@ constexpr U byteswap_unsigned(U v) noexcept {
   }
 }
 
-template <std::size_t N>
-struct unsigned_of_size;
+// clang-format off
+template <std::size_t N> struct unsigned_of_size;
 template <> struct unsigned_of_size<1> { using type = std::uint8_t; };
 template <> struct unsigned_of_size<2> { using type = std::uint16_t; };
 template <> struct unsigned_of_size<4> { using type = std::uint32_t; };
 template <> struct unsigned_of_size<8> { using type = std::uint64_t; };
+// clang-format on
 
 /**
  * Load a trivially copyable scalar stored in byte order `Order` at `p` (any alignment).

@@ -21,7 +21,9 @@ inline std::uint32_t le32(const std::byte* p) noexcept {
   return static_cast<std::uint32_t>(le16(p)) | (static_cast<std::uint32_t>(le16(p + 2)) << 16);
 }
 inline std::uint8_t u8(const std::byte* p) noexcept { return std::to_integer<std::uint8_t>(*p); }
-inline std::int8_t i8(const std::byte* p) noexcept { return static_cast<std::int8_t>(std::to_integer<std::uint8_t>(*p)); }
+inline std::int8_t i8(const std::byte* p) noexcept {
+  return static_cast<std::int8_t>(std::to_integer<std::uint8_t>(*p));
+}
 
 /**
  * IEEE binary16 -> binary32, exactly (every half, subnormals, infinities and NaN payloads included):
@@ -40,7 +42,7 @@ constexpr float half_to_float(std::uint16_t h) noexcept {
     bits = sign | ((exp + 112) << 23) | (man << 13);
   } else if (man == 0) {
     bits = sign;  // +-0
-  } else {  // subnormal: normalise
+  } else {        // subnormal: normalise
     std::uint32_t e = 113;
     while ((man & 0x400u) == 0) {
       man <<= 1;
@@ -52,7 +54,9 @@ constexpr float half_to_float(std::uint16_t h) noexcept {
 }
 
 /** bfloat16 -> binary32: the top half of a float. */
-constexpr float bf16_to_float(std::uint16_t h) noexcept { return std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16); }
+constexpr float bf16_to_float(std::uint16_t h) noexcept {
+  return std::bit_cast<float>(static_cast<std::uint32_t>(h) << 16);
+}
 
 /**
  * E8M0 scale (MXFP4) halved, as ggml's GGML_E8M0_TO_FP32_HALF: 2^(e-128), with e = 0 and 1 the
@@ -73,8 +77,9 @@ constexpr float ue4m3_to_float_half(std::uint8_t x) noexcept {
   const int exp = (x >> 3) & 0xF;
   const int man = x & 0x7;
   // exp 0: man * 2^-9; else (1 + man/8) * 2^(exp-7) = (8 + man) * 2^(exp-10). Then halved.
-  const float raw = exp == 0 ? static_cast<float>(man) * 0x1p-9f
-                             : static_cast<float>(8 + man) * std::bit_cast<float>(static_cast<std::uint32_t>(exp - 10 + 127) << 23);
+  const float raw =
+      exp == 0 ? static_cast<float>(man) * 0x1p-9f
+               : static_cast<float>(8 + man) * std::bit_cast<float>(static_cast<std::uint32_t>(exp - 10 + 127) << 23);
   return raw * 0.5f;
 }
 

@@ -165,7 +165,8 @@ inline fbatch<A> load_half(const std::byte* p) noexcept {
   if constexpr (is_avx2<A>) return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 #endif
 #if defined(__aarch64__) || defined(_M_ARM64)
-  if constexpr (is_neon64<A>) return vcvt_f32_f16(vreinterpret_f16_u8(vld1_u8(reinterpret_cast<const std::uint8_t*>(p))));
+  if constexpr (is_neon64<A>)
+    return vcvt_f32_f16(vreinterpret_f16_u8(vld1_u8(reinterpret_cast<const std::uint8_t*>(p))));
 #endif
   alignas(64) float tmp[lanes<A>];
   for (std::size_t i = 0; i < lanes<A>; ++i) tmp[i] = detail::half_to_float(detail::le16(p + 2 * i));

@@ -60,10 +60,10 @@ inline constexpr std::uint32_t ggml_type_count = 43;
 /** What the format says about a tensor type: one row of the table below. */
 struct type_traits {
   ggml_type type;
-  std::string_view name;    ///< ggml's lower-case name (`ggml_type_name`), e.g. "q4_K"
-  std::uint32_t block_size; ///< weights per block
-  std::uint32_t type_size;  ///< bytes per block
-  bool quantized;           ///< ggml's `is_quantized`
+  std::string_view name;     ///< ggml's lower-case name (`ggml_type_name`), e.g. "q4_K"
+  std::uint32_t block_size;  ///< weights per block
+  std::uint32_t type_size;   ///< bytes per block
+  bool quantized;            ///< ggml's `is_quantized`
 
   /// Bits per weight, e.g. 4.5 for q4_0.
   constexpr double bits_per_weight() const noexcept { return 8.0 * type_size / block_size; }

@@ -51,8 +51,7 @@ class name_index {
    */
   template <class Compare>
   std::size_t find_if(Compare compare) const {
-    auto it = std::lower_bound(sorted_.begin(), sorted_.end(), 0,
-                               [&](std::uint32_t i, int) { return compare(i) < 0; });
+    auto it = std::lower_bound(sorted_.begin(), sorted_.end(), 0, [&](std::uint32_t i, int) { return compare(i) < 0; });
     return it != sorted_.end() && compare(*it) == 0 ? *it : npos;
   }
 

@@ -57,7 +57,7 @@ class detail_parser {
     std::uint64_t n_tensors = 0, n_kv = 0;
     if (!read_count(n_tensors)) return error{errc::truncated, r_.position(), "header ends before the tensor count"};
     if (!read_count(n_kv)) return error{errc::truncated, r_.position(), "header ends before the metadata count"};
-    constexpr std::uint64_t min_kv = sizeof(Count) + 4 + 1;         // key length, type, u8 value
+    constexpr std::uint64_t min_kv = sizeof(Count) + 4 + 1;          // key length, type, u8 value
     constexpr std::uint64_t min_tensor = sizeof(Count) + 4 + 4 + 8;  // name len, n_dims, type, offset
     const std::uint64_t room = r_.remaining();
     if (n_kv > room / min_kv || n_tensors > (room - n_kv * min_kv) / min_tensor) {
@@ -91,7 +91,7 @@ class detail_parser {
 
     // Tensor infos.
     f.tensors_.reserve(static_cast<std::size_t>(n_tensors));
-    std::vector<std::uint64_t> info_at;  // where each info starts, for error offsets found later
+    std::vector<std::uint64_t> info_at;                        // where each info starts, for error offsets found later
     info_at.reserve(static_cast<std::size_t>(n_tensors) + 1);  // and the end of the last
     for (std::uint64_t i = 0; i < n_tensors; ++i) {
       info_at.push_back(r_.position());
@@ -122,7 +122,8 @@ class detail_parser {
 
     // Names: a sorted index for lookup, which also finds duplicates.
     const std::size_t dup = f.by_name_.build(f.tensors_.size(), [&](std::size_t k) { return f.tensors_[k].name; });
-    if (dup != detail::name_index::npos) return error{errc::duplicate_tensor, info_at[dup], "tensor name appears twice"};
+    if (dup != detail::name_index::npos)
+      return error{errc::duplicate_tensor, info_at[dup], "tensor name appears twice"};
 
     // Overlap. Offsets may come in any order and leave gaps (ggml wrongly insists on a packed,
     // ordered layout), but no byte may belong to two tensors. Files written in order skip the sort.
@@ -194,7 +195,8 @@ class detail_parser {
       if (n > room / fs) return fail(errc::truncated, at + 4, "array length exceeds the remaining bytes");
       if (it == value_type::boolean) {
         for (std::uint64_t i = 0; i < n; ++i) {
-          if (std::to_integer<std::uint8_t>(items[i]) > 1) return fail(errc::bad_bool, begin + i, "bool byte is neither 0 nor 1");
+          if (std::to_integer<std::uint8_t>(items[i]) > 1)
+            return fail(errc::bad_bool, begin + i, "bool byte is neither 0 nor 1");
         }
       }
       r_.skip(n * fs);
@@ -211,16 +213,19 @@ class detail_parser {
         }
         const std::uint64_t len = detail::load<Count, Order>(p);
         if (len > max_len) {
-          return fail(errc::limit_exceeded, begin + static_cast<std::size_t>(p - items), "string longer than max_string_length");
+          return fail(errc::limit_exceeded, begin + static_cast<std::size_t>(p - items),
+                      "string longer than max_string_length");
         }
         if (len > static_cast<std::uint64_t>(end - p) - sizeof(Count)) {
-          return fail(errc::truncated, begin + static_cast<std::size_t>(p - items), "string length exceeds the remaining bytes");
+          return fail(errc::truncated, begin + static_cast<std::size_t>(p - items),
+                      "string length exceeds the remaining bytes");
         }
         p += sizeof(Count) + len;
       }
       r_.skip(static_cast<std::uint64_t>(p - items));
     } else {  // arrays of arrays: each item is an item type, a count and items
-      if (n > room / (4 + sizeof(Count))) return fail(errc::truncated, at + 4, "array length exceeds the remaining bytes");
+      if (n > room / (4 + sizeof(Count)))
+        return fail(errc::truncated, at + 4, "array length exceeds the remaining bytes");
       for (std::uint64_t i = 0; i < n; ++i) {
         value_view nested;
         if (!read_array(r_.position(), depth + 1, nested)) return false;
@@ -250,7 +255,8 @@ class detail_parser {
     constexpr std::uint64_t imax = std::numeric_limits<std::int64_t>::max();
     const auto& ne = t.ne;
     const bool has_zero = ne[0] == 0 || ne[1] == 0 || ne[2] == 0 || ne[3] == 0;
-    if (!has_zero && (imax / ne[1] <= ne[0] || imax / ne[2] <= ne[0] * ne[1] || imax / ne[3] <= ne[0] * ne[1] * ne[2])) {
+    if (!has_zero &&
+        (imax / ne[1] <= ne[0] || imax / ne[2] <= ne[0] * ne[1] || imax / ne[3] <= ne[0] * ne[1] * ne[2])) {
       return fail(errc::overflow, dims_at, "tensor element count overflows");
     }
     t.n_elements = ne[0] * ne[1] * ne[2] * ne[3];
@@ -261,7 +267,8 @@ class detail_parser {
     const type_traits* tt = find_type(type);
     if (!tt) return fail(errc::bad_tensor_type, type_at, "unknown or removed tensor type");
     t.type = tt->type;
-    if (ne[0] % tt->block_size != 0) return fail(errc::bad_row_size, dims_at, "ne[0] is not a multiple of the block size");
+    if (ne[0] % tt->block_size != 0)
+      return fail(errc::bad_row_size, dims_at, "ne[0] is not a multiple of the block size");
     const std::uint64_t blocks = t.n_elements / tt->block_size;
     if (blocks > std::numeric_limits<std::uint64_t>::max() / tt->type_size) {
       return fail(errc::overflow, dims_at, "tensor byte size overflows");
@@ -270,7 +277,8 @@ class detail_parser {
 
     const std::size_t off_at = r_.position();
     if (!r_.read(t.offset)) return fail(errc::truncated, off_at, "file ends before the tensor offset");
-    if (t.offset % alignment != 0) return fail(errc::misaligned_offset, off_at, "tensor offset is not a multiple of the alignment");
+    if (t.offset % alignment != 0)
+      return fail(errc::misaligned_offset, off_at, "tensor offset is not a multiple of the alignment");
     return true;
   }
 
@@ -291,7 +299,8 @@ class detail_parser {
     for (std::size_t k = 0; k < ts.size(); ++k) {
       const tensor_info& t = ts[at(k)];
       if (t.n_bytes == 0) continue;
-      if (t.offset < end) return fail(errc::overlapping_tensors, offset_field(at(k)), "tensor data overlaps another tensor");
+      if (t.offset < end)
+        return fail(errc::overlapping_tensors, offset_field(at(k)), "tensor data overlaps another tensor");
       end = t.offset + t.n_bytes;
     }
     return true;

@@ -35,7 +35,7 @@ inline constexpr std::uint32_t value_type_count = 13;
 
 /** The name ggml's tooling prints ("uint8", ..., "bool", "string", "array", "float64"). */
 constexpr std::string_view name(value_type t) noexcept {
-  constexpr std::string_view names[] = {"uint8", "int8",   "uint16", "int16",  "uint32", "int32", "float32",
+  constexpr std::string_view names[] = {"uint8", "int8",   "uint16", "int16",  "uint32", "int32",  "float32",
                                         "bool",  "string", "array",  "uint64", "int64",  "float64"};
   const auto i = static_cast<std::uint32_t>(t);
   return i < value_type_count ? names[i] : std::string_view{"invalid"};
@@ -51,6 +51,7 @@ constexpr std::size_t fixed_size(value_type t) noexcept {
 class array_view;
 
 /// The C++ type that represents each value type: `value_type_of<T>` maps back.
+// clang-format off
 template <class T> struct value_type_of;
 template <> struct value_type_of<std::uint8_t> { static constexpr value_type value = value_type::uint8; };
 template <> struct value_type_of<std::int8_t> { static constexpr value_type value = value_type::int8; };
@@ -65,16 +66,20 @@ template <> struct value_type_of<array_view> { static constexpr value_type value
 template <> struct value_type_of<std::uint64_t> { static constexpr value_type value = value_type::uint64; };
 template <> struct value_type_of<std::int64_t> { static constexpr value_type value = value_type::int64; };
 template <> struct value_type_of<double> { static constexpr value_type value = value_type::float64; };
+// clang-format on
 
 template <class T>
-concept gguf_scalar = requires { value_type_of<T>::value; } && std::is_arithmetic_v<T>;
+concept gguf_scalar = requires {
+  value_type_of<T>::value;
+}
+&&std::is_arithmetic_v<T>;
 
 namespace detail {
 
 /// How the bytes of a file are laid out: byte order, and GGUF v1's 32-bit lengths and counts.
 struct wire {
-  bool swap = false;     ///< the file's byte order is not the host's
-  bool narrow = false;   ///< v1: string lengths and array counts are uint32
+  bool swap = false;    ///< the file's byte order is not the host's
+  bool narrow = false;  ///< v1: string lengths and array counts are uint32
   constexpr std::size_t count_size() const noexcept { return narrow ? 4 : 8; }
   std::uint64_t count_at(const std::byte* p) const noexcept {
     return narrow ? load<std::uint32_t>(p, swap) : load<std::uint64_t>(p, swap);
@@ -210,8 +215,7 @@ class array_view {
       iterator() noexcept = default;
       T operator*() const noexcept {
         if constexpr (std::is_same_v<T, std::string_view>) {
-          return {reinterpret_cast<const char*>(p_ + wire_.count_size()),
-                  static_cast<std::size_t>(wire_.count_at(p_))};
+          return {reinterpret_cast<const char*>(p_ + wire_.count_size()), static_cast<std::size_t>(wire_.count_at(p_))};
         } else if constexpr (std::is_same_v<T, value_view> || std::is_same_v<T, array_view>) {
           const std::byte* next;
           return T(detail::decode_value(item_, p_, wire_, &next));

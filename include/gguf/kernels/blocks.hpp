@@ -19,6 +19,8 @@ namespace blocks {
 using half = std::uint16_t;
 inline constexpr std::size_t qk_k = 256;
 
+// One line per block, as a table.
+// clang-format off
 struct q4_0 { half d; std::uint8_t qs[16]; };                   ///< x = (nibble - 8) * d
 struct q4_1 { half d, m; std::uint8_t qs[16]; };                ///< x = nibble * d + m
 struct q5_0 { half d; std::uint8_t qh[4]; std::uint8_t qs[16]; };  ///< 5th bits in qh
@@ -46,6 +48,7 @@ struct mxfp4 { std::uint8_t e; std::uint8_t qs[16]; };          ///< E8M0 scale,
 struct nvfp4 { std::uint8_t d[4]; std::uint8_t qs[32]; };       ///< UE4M3 scale per 16 weights
 struct q1_0 { half d; std::uint8_t qs[16]; };                   ///< x = bit ? d : -d
 struct q2_0 { half d; std::uint8_t qs[16]; };                   ///< x = (q - 1) * d
+// clang-format on
 
 #define GGUF_CHECK_BLOCK(name) \
   static_assert(sizeof(name) == traits(ggml_type::name).type_size, "block " #name " does not match the type table")

@@ -9,6 +9,7 @@
 
 // GENERATED from ggml's ggml-common.h (https://github.com/ggml-org/ggml, MIT License, Copyright (c) the
 // ggml authors); the values are copied by a script, not retyped. Do not edit by hand.
+// clang-format off
 
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::iq {
@@ -1128,5 +1129,6 @@ inline constexpr float iq1m_delta = 0.125f;
 
 }  // namespace kernels::iq
 GGUF_KERNELS_END_NAMESPACE
+// clang-format on
 
 #endif  // GGUF_KERNELS_IQ_TABLES_HPP

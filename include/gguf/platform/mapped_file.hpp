@@ -77,7 +77,7 @@ class mapped_file {
 #else
     const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return error{errc::io_error, 0, "cannot open file"};
-    struct stat st;
+    struct stat st {};
     if (::fstat(fd, &st) != 0) {
       ::close(fd);
       return error{errc::io_error, 0, "cannot get the file size"};
@@ -125,7 +125,7 @@ class mapped_file {
 #else
     const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
     const std::size_t start = offset / page * page;
-    void* addr = const_cast<std::byte*>(data_) + start;
+    void* addr = const_cast<std::byte*>(data_) + start;  // NOLINT(*-const-cast): madvise takes void*
     const std::size_t len = length + (offset - start);
 #if defined(__linux__)
     constexpr int populate_read = 22;  // MADV_POPULATE_READ, absent from older headers
@@ -141,7 +141,7 @@ class mapped_file {
 #if defined(_WIN32)
     UnmapViewOfFile(data_);
 #else
-    ::munmap(const_cast<std::byte*>(data_), size_);
+    ::munmap(const_cast<std::byte*>(data_), size_);  // NOLINT(*-const-cast): munmap takes void*
 #endif
     data_ = nullptr;
     size_ = 0;

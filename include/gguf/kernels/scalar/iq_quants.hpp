@@ -22,7 +22,9 @@ namespace iq_impl {
 
 /// Value j (0..7) of a grid row: byte j of the little-endian word, read by shifting so the host's
 /// byte order does not matter.
-constexpr std::uint8_t grid_byte(std::uint64_t row, int j) noexcept { return static_cast<std::uint8_t>(row >> (8 * j)); }
+constexpr std::uint8_t grid_byte(std::uint64_t row, int j) noexcept {
+  return static_cast<std::uint8_t>(row >> (8 * j));
+}
 
 /// Two 4-value rows of the iq3 grids as one 8-value row (first row in values 0..3).
 constexpr std::uint64_t join_rows(std::uint32_t lo, std::uint32_t hi) noexcept {
@@ -124,7 +126,8 @@ inline void dequant_iq3_xxs(const std::byte* src, float* dst, std::size_t nb) no
       const float db = iq_impl::half_step_scale(d, aux >> 28, 0.5f);
       for (int l = 0; l < 4; ++l, dst += 8) {
         const std::byte* q = qs + 8 * ib + 2 * l;
-        const std::uint64_t row = iq_impl::join_rows(iq::iq3xxs_grid[detail::u8(q)], iq::iq3xxs_grid[detail::u8(q + 1)]);
+        const std::uint64_t row =
+            iq_impl::join_rows(iq::iq3xxs_grid[detail::u8(q)], iq::iq3xxs_grid[detail::u8(q + 1)]);
         iq_impl::put_signed8(dst, db, row, iq::ksigns_iq2xs[(aux >> (7 * l)) & 127]);
       }
     }

@@ -47,7 +47,8 @@ inline void dequant_tq1_0(const std::byte* src, float* dst, std::size_t nb) noex
     // Digits 0..n_digits-1 of the bytes [begin, end), digit-major.
     const auto emit = [&](const std::byte* bytes, int begin, int end, int n_digits) {
       for (int n = 0; n < n_digits; ++n)
-        for (int m = begin; m < end; ++m) *dst++ = static_cast<float>(tq1_digit(detail::u8(bytes + m), pow3[n]) - 1) * d;
+        for (int m = begin; m < end; ++m)
+          *dst++ = static_cast<float>(tq1_digit(detail::u8(bytes + m), pow3[n]) - 1) * d;
     };
     emit(qs, 0, 32, 5);
     emit(qs, 32, 48, 5);

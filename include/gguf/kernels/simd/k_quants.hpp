@@ -131,10 +131,13 @@ inline void in_memory(T& x) noexcept {
 
 /// f(integral_constant<int, 0>), ..., f(integral_constant<int, N - 1>): compile-time indices, so that
 /// every shift count and table index below is a constant.
+template <class F, int... I>
+inline void unroll_each(F& f, std::integer_sequence<int, I...> /*indices*/) noexcept {
+  (f(std::integral_constant<int, I>{}), ...);
+}
 template <int N, class F>
 inline void unroll(F&& f) noexcept {
-  [&]<int... I>(std::integer_sequence<int, I...>) { (f(std::integral_constant<int, I>{}), ...); }(
-      std::make_integer_sequence<int, N>{});
+  unroll_each(f, std::make_integer_sequence<int, N>{});
 }
 template <int I>
 using int_c = std::integral_constant<int, I>;
@@ -143,7 +146,9 @@ using int_c = std::integral_constant<int, I>;
 
 /// log2 of the entries of a register-wide float permute (vpermps): 4 on AVX-512, 3 on AVX2, else 0.
 template <class A>
-inline constexpr int lut_bits = is_avx512<A> ? 4 : is_avx2<A> ? 3 : 0;
+inline constexpr int lut_bits = is_avx512<A> ? 4
+                                : is_avx2<A> ? 3
+                                             : 0;
 
 /// table[idx & (lanes<A> - 1)] per lane: the permute ignores the index bits above lut_bits<A>, which
 /// lets callers skip masking. Only where lut_bits<A> != 0.
@@ -212,17 +217,23 @@ inline ibatch<S> bytes_of(std::uint8_t b) noexcept {
 template <int From, int To, class S>
 inline ibatch<S> byte_bit_to(const ibatch<S>& v) noexcept {
   const ibatch<S> mask = bytes_of<S>(static_cast<std::uint8_t>(1u << To));
-  if constexpr (From < To) return (v << (To - From)) & mask;
-  else if constexpr (From > To) return (v >> (From - To)) & mask;
-  else return v & mask;
+  if constexpr (From < To)
+    return (v << (To - From)) & mask;
+  else if constexpr (From > To)
+    return (v >> (From - To)) & mask;
+  else
+    return v & mask;
 }
 
 /// Bit pair `Pair` (bits 2 Pair, 2 Pair + 1) of each byte of v, in bits 0-1.
 template <int Pair, class S>
 inline ibatch<S> byte_pair(const ibatch<S>& v) noexcept {
-  if constexpr (Pair == 3) return (v >> 6) & bytes_of<S>(3);
-  else if constexpr (Pair == 0) return v & bytes_of<S>(3);
-  else return (v >> (2 * Pair)) & bytes_of<S>(3);
+  if constexpr (Pair == 3)
+    return (v >> 6) & bytes_of<S>(3);
+  else if constexpr (Pair == 0)
+    return v & bytes_of<S>(3);
+  else
+    return (v >> (2 * Pair)) & bytes_of<S>(3);
 }
 
 /// v - b in each byte, wrapping (the weight bytes of q6_K made signed before widening).
@@ -253,7 +264,7 @@ inline ibatch<S> sub_bytes(const ibatch<S>& v, std::uint8_t b) noexcept {
 /// three instructions and no memory. Elsewhere a widening load is one instruction, cheaper than
 /// widening from a register, and the bytes go through a small buffer (see `run_groups`).
 template <class A>
-inline constexpr bool widen_in_registers = is_avx512<A> && lanes<swar_arch<A>> == 8;
+inline constexpr bool widen_in_registers = is_avx512<A>&& lanes<swar_arch<A>> == 8;
 
 /// The 4 * lanes<S> bytes of v, zero- (Signed: sign-) extended into out[]. Only where
 /// widen_in_registers<A>.
@@ -289,8 +300,7 @@ inline constexpr std::size_t chunk = 8;
  * block (measured: ~20% on q2_K); a chunk later the tables are plain L1 hits.
  */
 template <class B, std::size_t T, class Scales, class Weights>
-inline void chunked(const std::byte* src, float* dst, std::size_t nb, Scales&& scales,
-                    Weights&& weights) noexcept {
+inline void chunked(const std::byte* src, float* dst, std::size_t nb, Scales&& scales, Weights&& weights) noexcept {
   alignas(64) float tab[chunk][T];
   while (nb != 0) {
     const std::size_t n = nb < chunk ? nb : chunk;
@@ -402,8 +412,7 @@ inline void k4_scales(const std::byte* b, float* t) noexcept {
   const std::uint32_t sc_hi = (a2 & 0x0F0F0F0F) | ((a0 >> 2) & 0x30303030);
   const std::uint32_t m_hi = ((a2 >> 4) & 0x0F0F0F0F) | ((a1 >> 2) & 0x30303030);
   ibatch<A> s[16 / L];
-  bytes16<A>((a0 & 0x3F3F3F3F) | std::uint64_t{sc_hi} << 32, (a1 & 0x3F3F3F3F) | std::uint64_t{m_hi} << 32,
-             s);
+  bytes16<A>((a0 & 0x3F3F3F3F) | std::uint64_t{sc_hi} << 32, (a1 & 0x3F3F3F3F) | std::uint64_t{m_hi} << 32, s);
   const fbatch<A> d(half_scale(b + offsetof(B, d))), ndmin(-half_scale(b + offsetof(B, dmin)));
   for (std::size_t k = 0; k < 16 / L; ++k) {
     fbatch<A> mul = k * L < 8 ? d : ndmin;
@@ -467,8 +476,10 @@ void dequant_q2_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
                   idx = shift ? w >> shift : w;
                 } else {
                   idx = shift ? w >> shift : w;
-                  if constexpr (c % G == G - 1) idx = idx | ibatch<A>(G - 1);
-                  else idx = (idx & ibatch<A>(~(G - 1))) | ibatch<A>(c % G);
+                  if constexpr (c % G == G - 1)
+                    idx = idx | ibatch<A>(G - 1);
+                  else
+                    idx = (idx & ibatch<A>(~(G - 1))) | ibatch<A>(c % G);
                 }
                 detail_kq::lookup<A>(G > 1 ? tab[c / G] : table(c), idx).store_unaligned(out + 16 * c + l);
               });
@@ -622,9 +633,12 @@ void dequant_q6_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
               const ibatch<S>& w = k % 2 ? w1 : w0;
               const ibatch<S> nib = (k < 2 ? w : (w >> 4)) & low;
               ibatch<S> hb;
-              if constexpr (k < 2) hb = (h << (4 - 2 * k)) & top;
-              else if constexpr (k == 2) hb = h & top;
-              else hb = (h >> 2) & top;
+              if constexpr (k < 2)
+                hb = (h << (4 - 2 * k)) & top;
+              else if constexpr (k == 2)
+                hb = h & top;
+              else
+                hb = (h >> 2) & top;
               put(detail_kq::int_c<4 * n + k>{}, o, detail_kq::sub_bytes<S>(nib | hb, 32));
             });
           }

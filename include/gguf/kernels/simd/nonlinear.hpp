@@ -248,7 +248,8 @@ inline constexpr mxfp4_tiny_products mxfp4_tiny = [] {
   mxfp4_tiny_products t{};
   for (int e = 0; e < 2; ++e)
     for (int k = 0; k < 16; ++k)
-      t.v[e][k] = static_cast<float>(scalar::kvalues_mxfp4[k]) * detail::e8m0_to_float_half(static_cast<std::uint8_t>(e));
+      t.v[e][k] =
+          static_cast<float>(scalar::kvalues_mxfp4[k]) * detail::e8m0_to_float_half(static_cast<std::uint8_t>(e));
   return t;
 }();
 

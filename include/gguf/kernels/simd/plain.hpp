@@ -64,8 +64,8 @@ inline void load_words(const std::byte* p, ibatch<A>& lo, ibatch<A>& hi) noexcep
 /**
  * Halves (zero-extended in int32 lanes) -> floats, exactly, with integer operations and one exact
  * int -> float conversion. Normal halves, infinities and NaNs rebias their exponent in place (by 127 - 15,
- * or to 255 when it is 31, the payload kept and a NaN quieted as ggml's conversion does); zeros and subnormals are m * 2^-24 with m < 1024, a
- * product that is exact and never subnormal in float.
+ * or to 255 when it is 31, the payload kept and a NaN quieted as ggml's conversion does); zeros and subnormals are m *
+ * 2^-24 with m < 1024, a product that is exact and never subnormal in float.
  */
 template <class A>
 inline fbatch<A> halves_to_float(const ibatch<A>& h) noexcept {

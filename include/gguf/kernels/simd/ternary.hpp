@@ -38,14 +38,18 @@ inline fbatch<A> weights(const ibatch<A>& w, const fbatch<A>& p, const fbatch<A>
   constexpr int shift = 2 * Field;
 #if defined(__AVX512F__) && defined(__AVX512BW__)
   if constexpr (is_avx512<A>) {
-    if constexpr (shift == 0) return _mm512_permutexvar_ps(w, p);
-    else return _mm512_permutexvar_ps(_mm512_srli_epi32(w, shift), p);
+    if constexpr (shift == 0)
+      return _mm512_permutexvar_ps(w, p);
+    else
+      return _mm512_permutexvar_ps(_mm512_srli_epi32(w, shift), p);
   }
 #endif
 #if defined(__AVX2__)
   if constexpr (is_avx2<A>) {
-    if constexpr (shift == 0) return _mm256_permutevar8x32_ps(p, w);
-    else return _mm256_permutevar8x32_ps(p, _mm256_srli_epi32(w, shift));
+    if constexpr (shift == 0)
+      return _mm256_permutevar8x32_ps(p, w);
+    else
+      return _mm256_permutevar8x32_ps(p, _mm256_srli_epi32(w, shift));
   }
 #endif
   (void)p;

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The three ways users consume gguf, each building examples/gguf-load.cpp and loading the same model:
+#   installed     find_package(gguf CONFIG) after `cmake --install`; gguf::dispatch from the shipped sources
+#   fetchcontent  FetchContent_Declare(gguf SOURCE_DIR ...): nothing but gguf::gguf, no flags added
+#   pkg-config    c++ $(pkg-config --cflags --libs gguf)
+# All must print the same checksum of the model's floats.
+# usage: tests/consumers/run.sh [WORK_DIR]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=${1:-$root/build-consumers}
+example="$root/examples/gguf-load.cpp"
+model="$root/tests/data/model/tiny-llama-q4_K_M.gguf"
+rm -rf "$work"
+mkdir -p "$work"
+
+echo "-- install"
+cmake -S "$root" -B "$work/gguf" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGGUF_BUILD_TESTS=OFF \
+  -DGGUF_BUILD_EXAMPLES=OFF -DGGUF_BUILD_BENCHMARKS=OFF -DGGUF_INSTALL=ON > /dev/null
+cmake --install "$work/gguf" --prefix "$work/prefix" > /dev/null
+for f in include/gguf/gguf.hpp share/cmake/gguf/ggufConfig.cmake share/cmake/gguf/ggufConfigVersion.cmake \
+         share/cmake/gguf/gguf_dispatch.cmake share/cmake/gguf/dispatch/select.cpp share/pkgconfig/gguf.pc; do
+  [[ -f "$work/prefix/$f" ]] || { echo "not installed: $f"; exit 1; }
+done
+
+check() {  # check NAME BINARY: the last line (the checksum) must match the first consumer's
+  local line
+  line=$("$2" "$model" | tail -1)
+  echo "$1: $line"
+  want=${want:-$line}
+  [[ "$line" == "$want" ]] || { echo "$1 disagrees"; exit 1; }
+}
+
+echo "-- find_package"
+cmake -S "$root/tests/consumers/installed" -B "$work/installed" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$work/prefix" -DEXAMPLE="$example" > /dev/null
+cmake --build "$work/installed" > /dev/null
+check installed "$work/installed/gguf-load"
+check installed+dispatch "$work/installed/gguf-load-dispatch"
+
+echo "-- FetchContent"
+cmake -S "$root/tests/consumers/fetchcontent" -B "$work/fetchcontent" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DGGUF_SOURCE_DIR="$root" -DEXAMPLE="$example" > /dev/null
+cmake --build "$work/fetchcontent" > /dev/null
+if find "$work/fetchcontent" -name 'libgguf_dispatch.a' | grep -q .; then
+  echo "FetchContent built gguf_dispatch, which nothing linked"; exit 1
+fi
+check fetchcontent "$work/fetchcontent/gguf-load"
+
+echo "-- pkg-config"
+export PKG_CONFIG_PATH="$work/prefix/share/pkgconfig"
+# shellcheck disable=SC2046  # word splitting of pkg-config's output is intended
+c++ -std=c++20 -O2 $(pkg-config --cflags gguf) "$example" -o "$work/gguf-load-pc" $(pkg-config --libs gguf)
+check pkg-config "$work/gguf-load-pc"
+echo "all consumers agree"

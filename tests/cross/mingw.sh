@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Builds the library, the examples, the test suites, the dispatch library and the fuzz replay for
+# 64-bit Windows with Debian's mingw-w64 (the MapViewOfFile path of gguf/platform/mapped_file.hpp
+# included), through CMake and cmake/toolchains/x86_64-w64-mingw32.cmake. With wine installed, also
+# runs them (ctest with wine as the emulator).
+# Needs: g++-mingw-w64-x86-64 doctest-dev libxsimd-dev (header-only, shared with the host); wine64 optional.
+# usage: tests/cross/mingw.sh [BUILD_DIR]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-$root/build-mingw}
+deps="$out/deps"
+# Only the header-only dependencies from the host, with their CMake packages: never /usr/include itself.
+mkdir -p "$deps/include" "$deps/lib/x86_64-linux-gnu/cmake" "$deps/lib/cmake"
+ln -sfn /usr/include/xsimd "$deps/include/xsimd"
+ln -sfn /usr/include/doctest "$deps/include/doctest"
+cp -r /usr/lib/x86_64-linux-gnu/cmake/xsimd "$deps/lib/x86_64-linux-gnu/cmake/"
+cp -r /usr/lib/cmake/doctest "$deps/lib/cmake/"
+sed -i "s|set(_IMPORT_PREFIX \"/usr\")|set(_IMPORT_PREFIX \"$deps\")|" "$deps/lib/cmake/doctest/doctestTargets.cmake"  # not relocatable
+
+emulator=()  # Debian's wine64 package puts its loader outside PATH
+for w in wine /usr/lib/wine/wine64; do
+  if command -v "$w" > /dev/null; then emulator=(-DCMAKE_CROSSCOMPILING_EMULATOR="$(command -v "$w")"); break; fi
+done
+export WINEDEBUG=-all
+cmake -S "$root" -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGGUF_WERROR=ON -DGGUF_BUILD_BENCHMARKS=OFF \
+  -DCMAKE_TOOLCHAIN_FILE="$root/cmake/toolchains/x86_64-w64-mingw32.cmake" \
+  -Dxsimd_DIR="$deps/lib/x86_64-linux-gnu/cmake/xsimd" -Ddoctest_DIR="$deps/lib/cmake/doctest" \
+  "${emulator[@]}"
+cmake --build "$out" -j"$(nproc)"
+cmake --build "$out" --target gguf-fuzz-replay all_verify_interface_header_sets -j"$(nproc)"
+file "$out/examples/gguf-dump.exe" | grep -q "PE32+ executable" || { echo "not a Windows executable"; exit 1; }
+if ((${#emulator[@]})); then
+  ctest --test-dir "$out" --output-on-failure -j"$(nproc)"
+else
+  echo "wine not installed: built for Windows, not run"
+fi
