@@ -17,11 +17,17 @@ cp -r /usr/lib/x86_64-linux-gnu/cmake/xsimd "$deps/lib/x86_64-linux-gnu/cmake/"
 cp -r /usr/lib/cmake/doctest "$deps/lib/cmake/"
 sed -i "s|set(_IMPORT_PREFIX \"/usr\")|set(_IMPORT_PREFIX \"$deps\")|" "$deps/lib/cmake/doctest/doctestTargets.cmake"  # not relocatable
 
-emulator=()  # Debian's wine64 package puts its loader outside PATH
+wine=""  # Debian's wine64 package puts its loader outside PATH
 for w in wine /usr/lib/wine/wine64; do
-  if command -v "$w" > /dev/null; then emulator=(-DCMAKE_CROSSCOMPILING_EMULATOR="$(command -v "$w")"); break; fi
+  if command -v "$w" > /dev/null; then wine=$(command -v "$w") && break; fi
 done
-export WINEDEBUG=-all
+emulator=()
+if [[ -n "$wine" ]]; then
+  emulator=(-DCMAKE_CROSSCOMPILING_EMULATOR="$wine")
+  # A prefix of its own, made once before anything runs in it (no mono or gecko install prompts).
+  export WINEDEBUG=-all WINEPREFIX="$out/wineprefix" WINEDLLOVERRIDES="mscoree,mshtml="
+  "$wine" wineboot --init
+fi
 cmake -S "$root" -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGGUF_WERROR=ON -DGGUF_BUILD_BENCHMARKS=OFF \
   -DCMAKE_TOOLCHAIN_FILE="$root/cmake/toolchains/x86_64-w64-mingw32.cmake" \
   -Dxsimd_DIR="$deps/lib/x86_64-linux-gnu/cmake/xsimd" -Ddoctest_DIR="$deps/lib/cmake/doctest" \
@@ -29,7 +35,7 @@ cmake -S "$root" -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGGUF_WERROR=ON 
 cmake --build "$out" -j"$(nproc)"
 cmake --build "$out" --target gguf-fuzz-replay all_verify_interface_header_sets -j"$(nproc)"
 file "$out/examples/gguf-dump.exe" | grep -q "PE32+ executable" || { echo "not a Windows executable"; exit 1; }
-if ((${#emulator[@]})); then
+if [[ -n "$wine" ]]; then
   ctest --test-dir "$out" --output-on-failure -j"$(nproc)"
 else
   echo "wine not installed: built for Windows, not run"
