@@ -28,7 +28,7 @@ class GgufConan(ConanFile):
         basic_layout(self, src_folder=".")
 
     def requirements(self):
-        self.requires("xsimd/13.2.0")
+        self.requires("xsimd/[>=8.1 <14]")  # the versions the kernels are written for
 
     def package_id(self):
         self.info.clear()
