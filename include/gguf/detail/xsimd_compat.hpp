@@ -205,6 +205,27 @@ inline constexpr bool is_sse2_only =
     false;
 #endif
 
+#if defined(__SSE2__) || defined(_M_X64)
+/// SSE2: the 16 bytes of x, zero- (Signed: sign-) extended into out[0..4), with unpacks only.
+template <class A, bool Signed = false>
+inline void unpack16_sse2(__m128i x, ibatch<A>* out) noexcept {
+  if constexpr (Signed) {  // each byte to the top of its lane, then shifted down arithmetically
+    const __m128i lo = _mm_unpacklo_epi8(x, x), hi = _mm_unpackhi_epi8(x, x);
+    out[0] = _mm_srai_epi32(_mm_unpacklo_epi16(lo, lo), 24);
+    out[1] = _mm_srai_epi32(_mm_unpackhi_epi16(lo, lo), 24);
+    out[2] = _mm_srai_epi32(_mm_unpacklo_epi16(hi, hi), 24);
+    out[3] = _mm_srai_epi32(_mm_unpackhi_epi16(hi, hi), 24);
+  } else {
+    const __m128i z = _mm_setzero_si128();
+    const __m128i lo = _mm_unpacklo_epi8(x, z), hi = _mm_unpackhi_epi8(x, z);
+    out[0] = _mm_unpacklo_epi16(lo, z);
+    out[1] = _mm_unpackhi_epi16(lo, z);
+    out[2] = _mm_unpacklo_epi16(hi, z);
+    out[3] = _mm_unpackhi_epi16(hi, z);
+  }
+}
+#endif
+
 /**
  * The 16 bytes at p, zero- (Signed: sign-) extended into out[0 .. 16 / lanes<A>): the compat header's
  * widening loads, except on SSE2 without SSE4.1, where one load and unpacks serve 16 weights.
@@ -213,21 +234,7 @@ template <class A, bool Signed = false>
 inline void widen16(const std::byte* p, ibatch<A>* out) noexcept {
 #if defined(__SSE2__) || defined(_M_X64)
   if constexpr (is_sse2_only<A>) {
-    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    if constexpr (Signed) {  // each byte to the top of its lane, then shifted down arithmetically
-      const __m128i lo = _mm_unpacklo_epi8(x, x), hi = _mm_unpackhi_epi8(x, x);
-      out[0] = _mm_srai_epi32(_mm_unpacklo_epi16(lo, lo), 24);
-      out[1] = _mm_srai_epi32(_mm_unpackhi_epi16(lo, lo), 24);
-      out[2] = _mm_srai_epi32(_mm_unpacklo_epi16(hi, hi), 24);
-      out[3] = _mm_srai_epi32(_mm_unpackhi_epi16(hi, hi), 24);
-    } else {
-      const __m128i z = _mm_setzero_si128();
-      const __m128i lo = _mm_unpacklo_epi8(x, z), hi = _mm_unpackhi_epi8(x, z);
-      out[0] = _mm_unpacklo_epi16(lo, z);
-      out[1] = _mm_unpackhi_epi16(lo, z);
-      out[2] = _mm_unpacklo_epi16(hi, z);
-      out[3] = _mm_unpackhi_epi16(hi, z);
-    }
+    unpack16_sse2<A, Signed>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), out);
     return;
   }
 #endif

@@ -82,12 +82,7 @@ inline void bytes16(std::uint64_t lo, std::uint64_t hi, ibatch<A>* out) noexcept
     }
 #endif
     if constexpr (is_sse2_only<A>) {
-      const __m128i z = _mm_setzero_si128();
-      const __m128i a = _mm_unpacklo_epi8(x, z), b = _mm_unpackhi_epi8(x, z);
-      out[0] = _mm_unpacklo_epi16(a, z);
-      out[1] = _mm_unpackhi_epi16(a, z);
-      out[2] = _mm_unpacklo_epi16(b, z);
-      out[3] = _mm_unpackhi_epi16(b, z);
+      unpack16_sse2<A>(x, out);
       return;
     }
   }
