@@ -2,11 +2,12 @@
 #
 # xsimd's batch<T, avx2> exists only in a translation unit compiled with -mavx2, so the kernels are
 # compiled once per instruction set, each in its own translation unit (generated from
-# dispatch/isa_table.cpp.in) with its own flags, plus one selector (dispatch/select.cpp) compiled with
-# the project's baseline flags that detects the CPU and picks a table. Flags are set on those source
+# src/dispatch/isa_table.cpp.in) with its own flags, plus one selector (src/dispatch/select.cpp) compiled
+# with the project's baseline flags that detects the CPU and picks a table. Flags are set on those source
 # files only: never on gguf::gguf, never globally.
-# This file and dispatch/ are also installed beside ggufConfig.cmake, which includes it: an installed
-# package's users call gguf_add_dispatch_library() the same way.
+# This file and the sources are also installed (the sources in dispatch/ beside this file, next to
+# ggufConfig.cmake, which includes it): an installed package's users call gguf_add_dispatch_library()
+# the same way.
 
 #   gguf_add_dispatch_library([NAME target] [OPTIONS flags...])
 # NAME defaults to gguf_dispatch (with the alias gguf::dispatch); OPTIONS are added to every source
@@ -16,7 +17,10 @@ function(gguf_add_dispatch_library)
   if(NOT arg_NAME)
     set(arg_NAME gguf_dispatch)
   endif()
-  set(dir "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/dispatch")  # beside this file, in the tree or installed
+  set(dir "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/dispatch")  # installed: beside this file
+  if(NOT EXISTS "${dir}/select.cpp")
+    set(dir "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../src/dispatch")  # the source tree
+  endif()
   set(sources "${dir}/select.cpp")
   set(definitions "")
   string(TOLOWER "${CMAKE_SYSTEM_PROCESSOR}" cpu)

@@ -125,10 +125,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   if (json) {
-    const std::string out = gguf_json::to_json(*g) + "\n";
+    const std::string out = gguf_json::to_json(g->info()) + "\n";
     std::fwrite(out.data(), 1, out.size(), stdout);
   } else {
-    print_summary(path, *g);
+    print_summary(path, g->info());
   }
   return std::fflush(stdout) == 0 ? 0 : 1;
 }

@@ -349,3 +349,27 @@ TEST_CASE("result<T> works like std::expected") {
   CHECK_THROWS_AS((void)bad.value(), gguf::gguf_error);
 #endif
 }
+
+TEST_CASE("a result without a value never says success") {
+  // error{} names no failure: a result built from it (by mistake) reports errc::unspecified.
+  const gguf::result<int> from_default{gguf::error{}};
+  CHECK(!from_default.has_value());
+  CHECK(from_default.error().code == errc::unspecified);
+  CHECK(gguf::result<int>(errc::success).error().code == errc::unspecified);
+  int out = 0;
+  CHECK(gguf::result<int>(gguf::error{}).get(out) == errc::unspecified);
+  // result<void> is the exception: there, no error is success.
+  CHECK(gguf::result<void>(gguf::error{}).has_value());
+}
+
+TEST_CASE("views into a temporary do not compile: the traps tests/compile_fail closes") {
+  // `->` stays usable on temporaries of view types, whose views point into the file, not into them.
+  test::file_builder fb;
+  fb.kv_array<std::uint32_t>("a", {1, 2, 3});
+  const std::vector<std::byte> bytes = fb.build();
+  const gguf::result<gguf::file> f = gguf::parse(bytes);
+  REQUIRE(f);
+  CHECK(*f->metadata().get<gguf::array_view>("a")->get<std::uint32_t>(2) == 3);
+  static_assert(gguf::hands_out_views<gguf::file> && gguf::hands_out_views<gguf::mapped_gguf> &&
+                gguf::hands_out_views<gguf::mapped_file> && !gguf::hands_out_views<gguf::array_view>);
+}

@@ -25,7 +25,7 @@ std::string slurp(const fs::path& p) {
 std::string json_of(const fs::path& p) {
   auto g = gguf::open(p.string().c_str());
   REQUIRE_MESSAGE(g, p.string() << ": " << gguf::to_string(g.error()));
-  return gguf_json::to_json(*g) + "\n";
+  return gguf_json::to_json(g->info()) + "\n";
 }
 
 // The part of the JSON after the header facts: metadata and tensors.

@@ -30,14 +30,21 @@ GGUF_BEGIN_NAMESPACE
  */
 enum class damage : std::uint8_t { none, text_replacement, crlf, zero_tail, truncated };
 
+/** What `diagnose` found: the kind of damage, where it starts and how much of it there is. */
 struct diagnosis {
-  damage kind = damage::none;
-  std::uint64_t offset = 0;  ///< where the damage starts (the file size for `truncated`)
-  std::uint64_t count = 0;   ///< replacement characters, CR LF pairs, or zero bytes
+  damage kind = damage::none;  ///< the likely cause, or `none`
+  std::uint64_t offset = 0;    ///< where the damage starts (the file size for `truncated`)
+  std::uint64_t count = 0;     ///< replacement characters, CR LF pairs, or zero bytes (0 for `truncated`)
+  /// True when a cause was found (`kind != damage::none`).
   explicit operator bool() const noexcept { return kind != damage::none; }
 };
 
-/** The likely cause of `e`, an error from parsing `bytes`; `damage::none` when nothing fits. */
+/**
+ * The likely cause of a parse error, from the bytes around it: see `damage` for the fingerprints.
+ * @param bytes the bytes the parser refused, the whole file
+ * @param e     the error `parse` returned for them
+ * @return the damage found; `damage::none` when nothing fits, for no error and for `io_error`
+ */
 inline diagnosis diagnose(std::span<const std::byte> bytes, const error& e) noexcept {
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
   const std::uint64_t size = bytes.size();
@@ -89,8 +96,11 @@ inline diagnosis diagnose(std::span<const std::byte> bytes, const error& e) noex
 
 /**
  * The error as one line for a person: `to_string(e)`, then the likely cause when `diagnose` finds one,
- * e.g. "tensor data extends past the end of the file (at byte 912); the file ends at byte 4096, before
- * the data it declares: an interrupted download?".
+ * as in "tensor data extends past the end of the file (at byte 912); the file ends at byte 4096, before
+ * the data it declares: a truncated download?".
+ * @param bytes the bytes the parser refused, the whole file
+ * @param e     the error `parse` returned for them
+ * @return the message, in English
  */
 inline std::string explain(std::span<const std::byte> bytes, const error& e) {
   std::string s = to_string(e);

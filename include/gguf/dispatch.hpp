@@ -1,13 +1,21 @@
 #ifndef GGUF_DISPATCH_HPP
 #define GGUF_DISPATCH_HPP
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
-#include "gguf/detail/isa.hpp"
 #include "gguf/format/ggml_types.hpp"
 
 GGUF_BEGIN_NAMESPACE
+
+/**
+ * A dequantization kernel: converts `n_blocks` whole blocks at `src` into `n_blocks * block_size` floats
+ * at `dst` (for the one-weight types f32 ... i64, a block is one element). Any alignment. Kernels cannot
+ * fail: `gguf::dequantize` checks sizes before it calls one. `dispatch::kernel` hands them out, and
+ * `gguf::kernels::scalar_kernel` / `best_kernel` in header-only code.
+ */
+using dequant_fn = void (*)(const std::byte* src, float* dst, std::size_t n_blocks) noexcept;
 
 /**
  * Runtime CPU dispatch: the kernels of every instruction set gguf was built for, chosen at run time from
@@ -18,6 +26,7 @@ GGUF_BEGIN_NAMESPACE
  */
 namespace dispatch {
 
+/** The instruction sets the dispatch library can have kernels for (which ones it has depends on the target). */
 enum class isa : std::uint8_t {
   scalar,    ///< the reference kernels
   sse2,      ///< x86-64 baseline
@@ -25,8 +34,14 @@ enum class isa : std::uint8_t {
   avx512bw,  ///< AVX-512 F/BW/DQ/VL (Skylake-X, Ice Lake, Zen 4 and later)
   neon64,    ///< ARM64 baseline
 };
+/// Every `isa`, in declaration order: to list or try them all.
 inline constexpr isa all_isas[] = {isa::scalar, isa::sse2, isa::avx2, isa::avx512bw, isa::neon64};
 
+/**
+ * The lower-case name of an instruction set, as GGUF_FORCE_ISA takes it.
+ * @param i an instruction set
+ * @return "scalar", "sse2", "avx2", "avx512bw" or "neon64"; "unknown" outside the enumeration
+ */
 constexpr std::string_view name(isa i) noexcept {
   switch (i) {
     case isa::scalar: return "scalar";
@@ -38,25 +53,43 @@ constexpr std::string_view name(isa i) noexcept {
   return "unknown";
 }
 
-/** Built into this program and runnable on this CPU and OS. */
+/**
+ * Whether the kernels of `i` can be used here.
+ * @param i an instruction set
+ * @return true when they are built into this program and the CPU and the OS support them
+ */
 bool supported(isa i) noexcept;
 
-/** The best supported instruction set. */
+/** The best supported instruction set: avx512bw, avx2, sse2 or neon64 in that order, else scalar. */
 isa best() noexcept;
 
 /**
  * The instruction set `dequantize` uses: `best()`, unless the environment variable GGUF_FORCE_ISA names
- * a supported one ("scalar", "sse2", "avx2", "avx512bw", "neon64") or `set_active` chose another.
+ * a supported one ("scalar", "sse2", "avx2", "avx512bw", "neon64"; read once, at the first call) or
+ * `set_active` chose another.
  */
 isa active() noexcept;
 
-/** Use `i` from now on (tests, benchmarks). Returns false, changing nothing, if `i` is unsupported. */
+/**
+ * Use `i` from now on, in every thread (tests, benchmarks).
+ * @param i an instruction set
+ * @return true; false, changing nothing, when `i` is not `supported`
+ */
 bool set_active(isa i) noexcept;
 
-/** The kernel of `type` for instruction set `i`, or nullptr if `i` is unsupported. */
+/**
+ * The kernel of a type for a given instruction set, whether active or not (to compare them).
+ * @param type a type of `ggml_types`
+ * @param i    an instruction set
+ * @return the kernel, or nullptr when `i` is not `supported`
+ */
 dequant_fn kernel(ggml_type type, isa i) noexcept;
 
-/** The kernel of `type` for the active instruction set. */
+/**
+ * The kernel of a type for the `active` instruction set: what `gguf::dequantize` calls.
+ * @param type a type of `ggml_types`
+ * @return the kernel, never null
+ */
 dequant_fn kernel(ggml_type type) noexcept;
 
 }  // namespace dispatch

@@ -1,7 +1,11 @@
 #ifndef GGUF_GGUF_HPP
 #define GGUF_GGUF_HPP
 
-/// Umbrella header: everything a user of the library needs.
+/**
+ * @file
+ * Umbrella header: everything a user of the library needs (the kernels come in through
+ * gguf/dequantize.hpp).
+ */
 #include "gguf/version.hpp"
 #include "gguf/result.hpp"
 #include "gguf/format/byte_reader.hpp"

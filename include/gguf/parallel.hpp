@@ -9,14 +9,20 @@
 
 #include "gguf/dequantize.hpp"
 
-GGUF_BEGIN_NAMESPACE
+// Beside the dequantize it calls, in the same mode namespace (see dequantize.hpp).
+GGUF_DEQUANT_BEGIN_NAMESPACE
 
 /**
- * Dequantize a whole tensor with `n_threads` threads, the calling thread included, each converting one
- * contiguous range of rows (`dequantize_rows`). The threads live for the call: no pool, no global
+ * Dequantize a whole tensor with up to `n_threads` threads, the calling thread included, each converting
+ * one contiguous range of rows (`dequantize_rows`). The threads live for the call: no pool, no global
  * state. Worth it for tensors that leave the caches (a single core is bound by its own store
  * bandwidth there); small tensors, or `n_threads <= 1`, run on the calling thread. Same bits as
  * `dequantize`: the split never crosses a block.
+ * @param t         a tensor of a parsed file, whose `data` is still alive
+ * @param out       `t.n_elements` floats
+ * @param n_threads the most threads to use (`std::thread::hardware_concurrency()`, say); fewer run when
+ *                  the tensor has fewer rows, or fewer than 2^18 weights (1 MiB of output) per thread
+ * @return success, or `size_mismatch` when `out.size() != t.n_elements`
  */
 inline result<void> dequantize_parallel(const tensor_info& t, std::span<float> out, unsigned n_threads) {
   if (out.size() != t.n_elements) return {errc::size_mismatch, 0, "output size differs from the element count"};
@@ -42,6 +48,6 @@ inline result<void> dequantize_parallel(const tensor_info& t, std::span<float> o
   return {};
 }
 
-GGUF_END_NAMESPACE
+GGUF_DEQUANT_END_NAMESPACE
 
 #endif  // GGUF_PARALLEL_HPP

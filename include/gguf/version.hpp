@@ -1,16 +1,31 @@
 #ifndef GGUF_VERSION_HPP
 #define GGUF_VERSION_HPP
 
-/// Library version (not the GGUF format version, which is `gguf::file::version()`).
+/**
+ * @file
+ * The library version, its versioned namespace, and the GGUF_EXCEPTIONS switch: 1 (the default when the
+ * compiler has exceptions enabled) makes `result<T>::value()` throw `gguf::gguf_error` on an error, 0
+ * makes it print the error and abort. Define it before including any gguf header to choose.
+ */
+
+/// Library version, major (not the GGUF format version, which is `gguf::file::version()`).
 #define GGUF_VERSION_MAJOR 0
-#define GGUF_VERSION_MINOR 1
-#define GGUF_VERSION_PATCH 0
+#define GGUF_VERSION_MINOR 1  ///< library version, minor
+#define GGUF_VERSION_PATCH 0  ///< library version, patch
+
+/**
+ * @namespace gguf
+ * Reading GGUF model files: parse and validate a file (`gguf::open`, `gguf::parse`), read its metadata
+ * and tensor infos as views into its bytes, and dequantize its tensors to float. Everything is in the
+ * inline namespace `gguf::v0`, which qualified names omit.
+ */
 
 /// Everything lives in a versioned inline namespace, as fmt's `v12` and nlohmann's `json_abi_*`, so two
 /// incompatible copies of the library in one program cannot silently violate the ODR.
 #define GGUF_BEGIN_NAMESPACE \
   namespace gguf {           \
   inline namespace v0 {
+/// Closes GGUF_BEGIN_NAMESPACE.
 #define GGUF_END_NAMESPACE \
   }                        \
   }

@@ -22,11 +22,11 @@ echo "building gguf-tests for arm64"
   test_json.cpp test_mapped_file.cpp test_dequant.cpp test_damaged_files.cpp -o "$out/gguf-tests" &
 echo "building gguf-simd-tests for arm64"
 "$cxx" "${flags[@]}" -DGGUF_RUNTIME_DISPATCH=1 -DGGUF_DISPATCH_NEON64 test_main.cpp test_simd.cpp \
-  "$root/cmake/dispatch/select.cpp" -o "$out/gguf-simd-tests" &
+  "$root/src/dispatch/select.cpp" -o "$out/gguf-simd-tests" &
 wait %1 && wait %2
 echo "building gguf-fuzz-replay for arm64"
 "$cxx" "${flags[@]}" -DGGUF_RUNTIME_DISPATCH=1 -DGGUF_DISPATCH_NEON64 fuzz/fuzz_gguf.cpp fuzz/replay_main.cpp \
-  "$root/cmake/dispatch/select.cpp" -o "$out/gguf-fuzz-replay"
+  "$root/src/dispatch/select.cpp" -o "$out/gguf-fuzz-replay"
 qemu-aarch64-static "$out/gguf-tests"
 qemu-aarch64-static "$out/gguf-simd-tests" -s -tc="the instruction sets*"
 qemu-aarch64-static "$out/gguf-simd-tests"

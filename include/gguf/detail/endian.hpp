@@ -65,6 +65,16 @@ inline T load(const std::byte* p, bool swap) noexcept {
   return std::bit_cast<T>(u);
 }
 
+/**
+ * A little-endian scalar at `p` (any alignment): tensor data and the header of a little-endian file. The one
+ * loader of block fields: it compiles to a plain load on little-endian hosts and to a load and a byte
+ * swap on big-endian ones.
+ */
+template <class T>
+inline T load_le(const std::byte* p) noexcept {
+  return load<T, std::endian::little>(p);
+}
+
 static_assert(std::endian::native == std::endian::little || std::endian::native == std::endian::big,
               "mixed-endian hosts are not supported");
 

@@ -33,12 +33,22 @@ struct parse_options {
 /// GGUF's default `ALIGNMENT` when `general.alignment` is absent.
 inline constexpr std::uint32_t default_alignment = 32;
 
+namespace detail {
+template <std::endian Order, class Count>
+class parser;
+}  // namespace detail
+
 /**
  * A parsed and validated GGUF file: header facts, metadata and tensor infos, all views into the
- * parsed bytes (which must outlive it). Cheap to move; copying copies the two small index vectors.
+ * parsed bytes, which must outlive it (`gguf::open` returns a `mapped_gguf` that owns them). Cheap to
+ * move; copying copies the two small index vectors, not the bytes.
+ *
+ * The accessors that return references or views into the `file` object itself (`metadata`, `tensors`,
+ * `find_tensor`) are deleted on temporaries: such a view would dangle at the end of the statement.
  */
 class file {
  public:
+  /** An empty file: version 0, no metadata, no tensors (what a moved-from file holds). */
   file() = default;
 
   /** GGUF format version: 1, 2 or 3. */
@@ -53,23 +63,31 @@ class file {
    */
   std::uint64_t data_offset() const noexcept { return data_offset_; }
 
-  const metadata_table& metadata() const noexcept { return metadata_; }
+  /** The metadata: key/value pairs in file order, with lookup by key. */
+  const metadata_table& metadata() const& noexcept { return metadata_; }
+  const metadata_table& metadata() const&& = delete;  ///< would dangle: keep the file in a variable
 
   /** Tensor infos in file order. */
-  std::span<const tensor_info> tensors() const noexcept { return tensors_; }
+  std::span<const tensor_info> tensors() const& noexcept { return tensors_; }
+  std::span<const tensor_info> tensors() const&& = delete;  ///< would dangle: keep the file in a variable
 
-  /** The tensor with this name, or nullptr (binary search over a sorted index). */
-  const tensor_info* find_tensor(std::string_view name) const noexcept {
+  /**
+   * The tensor with this name (binary search over a sorted index).
+   * @param name the tensor name, exactly as stored
+   * @return the tensor info, or nullptr when there is none
+   */
+  const tensor_info* find_tensor(std::string_view name) const& noexcept {
     const std::size_t i = by_name_.find(name, [this](std::size_t k) { return tensors_[k].name; });
     return i == detail::name_index::npos ? nullptr : &tensors_[i];
   }
+  const tensor_info* find_tensor(std::string_view name) const&& = delete;  ///< would dangle
 
-  /** The bytes this file was parsed from. */
+  /** The bytes this file was parsed from (owned by the caller, or by a `mapped_gguf`). */
   std::span<const std::byte> bytes() const noexcept { return bytes_; }
 
  private:
   template <std::endian, class>
-  friend class detail_parser;
+  friend class detail::parser;
 
   std::span<const std::byte> bytes_;
   std::uint32_t version_ = 0;
@@ -80,6 +98,10 @@ class file {
   std::vector<tensor_info> tensors_;
   detail::name_index by_name_;
 };
+
+/// Its views point into the object: no `->` on a temporary `result<file>`.
+template <>
+inline constexpr bool hands_out_views<file> = true;
 
 GGUF_END_NAMESPACE
 

@@ -59,7 +59,7 @@ inline constexpr std::uint32_t ggml_type_count = 43;
 
 /** What the format says about a tensor type: one row of the table below. */
 struct type_traits {
-  ggml_type type;
+  ggml_type type;            ///< the type id
   std::string_view name;     ///< ggml's lower-case name (`ggml_type_name`), e.g. "q4_K"
   std::uint32_t block_size;  ///< weights per block
   std::uint32_t type_size;   ///< bytes per block
@@ -121,20 +121,28 @@ inline constexpr std::array<std::int8_t, ggml_type_count> type_index = [] {
 }();
 }  // namespace detail
 
-/** The traits of a type id as read from a file, or nullptr for unknown and removed ids. */
+/**
+ * The traits of a type id as read from a file (the tensor info's `ggml_type` field).
+ * @param id any 32-bit value
+ * @return the row of `ggml_types`, or nullptr for unknown and removed ids
+ */
 constexpr const type_traits* find_type(std::uint32_t id) noexcept {
   if (id >= ggml_type_count) return nullptr;
   const int r = detail::type_index[id];
   return r < 0 ? nullptr : &ggml_types[static_cast<std::size_t>(r)];
 }
 
-/** The traits of a valid type. */
+/** The traits of a valid type (an enumerator; for ids from a file, `find_type`). */
 constexpr const type_traits& traits(ggml_type t) noexcept { return *find_type(static_cast<std::uint32_t>(t)); }
 
 /** ggml's name of a valid type ("q4_K"). */
 constexpr std::string_view name(ggml_type t) noexcept { return traits(t).name; }
 
-/** The type with ggml's name `n` (exact, case-sensitive as ggml prints it). */
+/**
+ * The type with ggml's name `n`.
+ * @param n a name as `ggml_type_name` prints it ("q4_K", "bf16"): exact and case-sensitive
+ * @return the type, or std::nullopt when no type has that name
+ */
 constexpr std::optional<ggml_type> type_from_name(std::string_view n) noexcept {
   for (const auto& t : ggml_types) {
     if (t.name == n) return t.type;

@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <ranges>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "gguf/format/byte_reader.hpp"
@@ -17,17 +19,19 @@
 
 GGUF_BEGIN_NAMESPACE
 
+namespace detail {
+
 /**
  * The GGUF reader: header, metadata and tensor infos, checked against everything a hostile file can
  * get wrong. One instantiation per byte order and count width (v1 stores counts, lengths and
  * dimensions as uint32; v2 and v3 as uint64).
  */
 template <std::endian Order, class Count>
-class detail_parser {
+class parser {
  public:
   // The cursor sees only the first max_metadata_bytes: a field that crosses that limit fails like a
   // truncated one, and `run` tells the two apart by the size of the whole file.
-  detail_parser(std::span<const std::byte> bytes, const parse_options& opt, std::uint32_t version) noexcept
+  parser(std::span<const std::byte> bytes, const parse_options& opt, std::uint32_t version) noexcept
       : r_(bytes.first(static_cast<std::size_t>(std::min<std::uint64_t>(bytes.size(), opt.max_metadata_bytes))), 8),
         opt_(opt),
         bytes_(bytes),
@@ -165,14 +169,15 @@ class detail_parser {
       if (t == value_type::boolean && std::to_integer<std::uint8_t>(*r_.cursor()) > 1) {
         return fail(errc::bad_bool, at, "bool byte is neither 0 nor 1");
       }
-      out = value_view(t, value_type::uint8, w_, r_.cursor(), fs, 1);
+      out = detail::value_access::make(t, value_type::uint8, w_, r_.cursor(), fs, 1);
       r_.skip(fs);
       return true;
     }
     if (t == value_type::string) {
       std::string_view s;
       if (!read_string(s)) return false;
-      out = value_view(t, value_type::uint8, w_, reinterpret_cast<const std::byte*>(s.data()), s.size(), 1);
+      out = detail::value_access::make(t, value_type::uint8, w_, reinterpret_cast<const std::byte*>(s.data()), s.size(),
+                                       1);
       return true;
     }
     return read_array(at, depth + 1, out);
@@ -231,7 +236,7 @@ class detail_parser {
         if (!read_array(r_.position(), depth + 1, nested)) return false;
       }
     }
-    out = value_view(value_type::array, it, w_, items, r_.position() - begin, n);
+    out = detail::value_access::make(value_type::array, it, w_, items, r_.position() - begin, n);
     return true;
   }
 
@@ -315,9 +320,14 @@ class detail_parser {
   error err_{};
 };
 
+}  // namespace detail
+
 /**
  * Parse and validate a GGUF file held in memory (a mapping, a buffer, a fuzzer's input). The result
  * holds views into `bytes`, which must outlive it. Allocates O(n_kv + n_tensors), never per array item.
+ * @param bytes the whole file, any alignment; little- or big-endian, GGUF version 1, 2 or 3
+ * @param opt   limits beyond the bytes themselves
+ * @return the file, or the first rule the bytes break (code, byte offset, description)
  */
 inline result<file> parse(std::span<const std::byte> bytes, const parse_options& opt = {}) {
   if (bytes.size() < 4) return error{errc::truncated, 0, "file ends before the magic"};
@@ -327,20 +337,35 @@ inline result<file> parse(std::span<const std::byte> bytes, const parse_options&
   const auto v = detail::load<std::uint32_t, std::endian::little>(bytes.data() + 4);
   const auto vs = detail::byteswap_unsigned(v);
   if (v >= 1 && v <= 3) {
-    if (v == 1) return detail_parser<std::endian::little, std::uint32_t>(bytes, opt, v).run();
-    return detail_parser<std::endian::little, std::uint64_t>(bytes, opt, v).run();
+    if (v == 1) return detail::parser<std::endian::little, std::uint32_t>(bytes, opt, v).run();
+    return detail::parser<std::endian::little, std::uint64_t>(bytes, opt, v).run();
   }
   if (vs >= 1 && vs <= 3) {
-    if (vs == 1) return detail_parser<std::endian::big, std::uint32_t>(bytes, opt, vs).run();
-    return detail_parser<std::endian::big, std::uint64_t>(bytes, opt, vs).run();
+    if (vs == 1) return detail::parser<std::endian::big, std::uint32_t>(bytes, opt, vs).run();
+    return detail::parser<std::endian::big, std::uint64_t>(bytes, opt, vs).run();
   }
   return error{errc::bad_version, 4, v == 0 ? "version 0" : "version is not 1, 2 or 3"};
 }
 
-/** The same, for a byte buffer of another element type. */
+/**
+ * The same, for bytes given as a pointer and a size.
+ * @param data  the first byte; the bytes must outlive the result
+ * @param size  the number of bytes
+ * @param opt   limits beyond the bytes themselves
+ * @return the file, or the first rule the bytes break (code, byte offset, description)
+ */
 inline result<file> parse(const void* data, std::size_t size, const parse_options& opt = {}) {
   return parse(std::span<const std::byte>(static_cast<const std::byte*>(data), size), opt);
 }
+
+/**
+ * Deleted: parsing a temporary buffer (`parse(read_file(path))`) would hand out views into bytes that die
+ * at the end of the statement; keep the buffer in a variable. Views (`std::span`) and lvalues are accepted.
+ */
+template <class Bytes>
+requires(std::ranges::contiguous_range<Bytes> && !std::ranges::borrowed_range<Bytes> &&
+         !std::is_lvalue_reference_v<Bytes>) result<file> parse(Bytes&& temporary, const parse_options& opt = {})
+= delete;
 
 GGUF_END_NAMESPACE
 

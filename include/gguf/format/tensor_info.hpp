@@ -19,17 +19,18 @@ inline constexpr std::uint32_t max_dims = 4;
  * sizes do not overflow, and its data lies inside the file without overlapping another tensor's.
  */
 struct tensor_info {
-  std::string_view name;  ///< a view into the file; at most 63 bytes
-  ggml_type type = ggml_type::f32;
-  std::uint32_t n_dims = 0;  ///< as stored (0..4)
+  std::string_view name;            ///< a view into the file; at most 63 bytes
+  ggml_type type = ggml_type::f32;  ///< a known type (the parser refuses unknown and removed ids)
+  std::uint32_t n_dims = 0;         ///< as stored (0..4)
   /// Elements per dimension, innermost first as stored (`ne[0]` is the row length); padded with 1s.
   std::array<std::uint64_t, max_dims> ne{1, 1, 1, 1};
-  std::uint64_t offset = 0;       ///< relative to the start of the data section
-  std::uint64_t file_offset = 0;  ///< absolute offset of the first byte in the file
-  std::uint64_t n_elements = 0;
-  std::uint64_t n_bytes = 0;
+  std::uint64_t offset = 0;         ///< relative to the start of the data section
+  std::uint64_t file_offset = 0;    ///< absolute offset of the first byte in the file
+  std::uint64_t n_elements = 0;     ///< ne[0] * ne[1] * ne[2] * ne[3], below INT64_MAX
+  std::uint64_t n_bytes = 0;        ///< the data's size: n_elements / block_size * type_size
   std::span<const std::byte> data;  ///< the tensor's bytes in the file (or mapping)
 
+  /// The traits of `type`: block size, bytes per block, name.
   const type_traits& traits() const noexcept { return ::gguf::traits(type); }
 
   /** The stored dimensions, innermost first (`n_dims` entries). */

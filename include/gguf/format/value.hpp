@@ -31,6 +31,7 @@ enum class value_type : std::uint32_t {
   float64 = 12,
 };
 
+/// One past the largest value type id (GGUF_TYPE_COUNT): ids from a file at or above it are invalid.
 inline constexpr std::uint32_t value_type_count = 13;
 
 /** The name ggml's tooling prints ("uint8", ..., "bool", "string", "array", "float64"). */
@@ -68,6 +69,63 @@ template <> struct value_type_of<std::int64_t> { static constexpr value_type val
 template <> struct value_type_of<double> { static constexpr value_type value = value_type::float64; };
 // clang-format on
 
+// The specializations, one per value type, for the reference.
+/**
+ * @struct value_type_of<std::uint8_t>
+ * `std::uint8_t` represents `value_type::uint8`.
+ * @var value_type_of<std::uint8_t>::value
+ * `value_type::uint8`
+ * @struct value_type_of<std::int8_t>
+ * `std::int8_t` represents `value_type::int8`.
+ * @var value_type_of<std::int8_t>::value
+ * `value_type::int8`
+ * @struct value_type_of<std::uint16_t>
+ * `std::uint16_t` represents `value_type::uint16`.
+ * @var value_type_of<std::uint16_t>::value
+ * `value_type::uint16`
+ * @struct value_type_of<std::int16_t>
+ * `std::int16_t` represents `value_type::int16`.
+ * @var value_type_of<std::int16_t>::value
+ * `value_type::int16`
+ * @struct value_type_of<std::uint32_t>
+ * `std::uint32_t` represents `value_type::uint32`.
+ * @var value_type_of<std::uint32_t>::value
+ * `value_type::uint32`
+ * @struct value_type_of<std::int32_t>
+ * `std::int32_t` represents `value_type::int32`.
+ * @var value_type_of<std::int32_t>::value
+ * `value_type::int32`
+ * @struct value_type_of<float>
+ * `float` represents `value_type::float32`.
+ * @var value_type_of<float>::value
+ * `value_type::float32`
+ * @struct value_type_of<bool>
+ * `bool` represents `value_type::boolean`.
+ * @var value_type_of<bool>::value
+ * `value_type::boolean`
+ * @struct value_type_of<std::string_view>
+ * `std::string_view` represents `value_type::string`.
+ * @var value_type_of<std::string_view>::value
+ * `value_type::string`
+ * @struct value_type_of<array_view>
+ * `array_view` represents `value_type::array`.
+ * @var value_type_of<array_view>::value
+ * `value_type::array`
+ * @struct value_type_of<std::uint64_t>
+ * `std::uint64_t` represents `value_type::uint64`.
+ * @var value_type_of<std::uint64_t>::value
+ * `value_type::uint64`
+ * @struct value_type_of<std::int64_t>
+ * `std::int64_t` represents `value_type::int64`.
+ * @var value_type_of<std::int64_t>::value
+ * `value_type::int64`
+ * @struct value_type_of<double>
+ * `double` represents `value_type::float64`.
+ * @var value_type_of<double>::value
+ * `value_type::float64`
+ */
+
+/// The fixed-size numeric types a value can hold (bool included): the ones `as_span` can view.
 template <class T>
 concept gguf_scalar = requires {
   value_type_of<T>::value;
@@ -86,6 +144,8 @@ struct wire {
   }
 };
 
+struct value_access;  // builds views: the parser's and iteration's way in
+
 }  // namespace detail
 
 /**
@@ -98,19 +158,31 @@ struct wire {
  */
 class value_view {
  public:
+  /** An empty view (type uint8, no bytes); only the parser and array iteration make real ones. */
   constexpr value_view() noexcept = default;
 
+  /// The stored type.
   constexpr value_type type() const noexcept { return type_; }
+  /// True for an array value.
   constexpr bool is_array() const noexcept { return type_ == value_type::array; }
+  /// True for a string value.
   constexpr bool is_string() const noexcept { return type_ == value_type::string; }
 
-  /** The value as `T`, which must be the C++ type of the stored type (`uint32_t` for uint32, ...). */
+  /**
+   * The value as `T`, which must be the C++ type of the stored type (`uint32_t` for uint32, ...).
+   * @tparam T a type with a `value_type_of<T>` (`std::string_view` for strings, `array_view` for arrays)
+   * @return the decoded value (a view into the file for strings and arrays), or `type_mismatch`
+   */
   template <class T>
   result<T> get() const noexcept;
 
   /**
    * The value of any integer type (bool excluded) converted to the integer type `T` when it is
-   * representable, e.g. a context length stored as uint32 by one converter and uint64 by another.
+   * representable: for keys that converters store with different widths, such as a context length
+   * stored as uint32 by one and uint64 by another.
+   * @tparam T an integer type other than bool
+   * @return the value as `T`; `out_of_range` when it does not fit, `type_mismatch` for a value that is
+   *         not an integer
    */
   template <class T>
   result<T> as_integer() const noexcept;
@@ -118,13 +190,13 @@ class value_view {
   /** The raw bytes of the value in the file: for strings the characters, for arrays the items. */
   constexpr std::span<const std::byte> bytes() const noexcept { return {data_, static_cast<std::size_t>(size_)}; }
 
-  /// Internal: built by the parser and by array iteration from validated bytes.
+ private:
+  friend class array_view;
+  friend struct detail::value_access;
+  // Built by the parser and by array iteration from validated bytes only.
   constexpr value_view(value_type t, value_type item, detail::wire w, const std::byte* data, std::uint64_t size,
                        std::uint64_t count) noexcept
       : type_(t), item_type_(item), wire_(w), data_(data), size_(size), count_(count) {}
-
- private:
-  friend class array_view;
   value_type type_ = value_type::uint8;
   value_type item_type_ = value_type::uint8;
   detail::wire wire_{};
@@ -134,6 +206,15 @@ class value_view {
 };
 
 namespace detail {
+
+/// The one way to build value views: used by the parser and by array iteration, on bytes they have
+/// validated.
+struct value_access {
+  static constexpr value_view make(value_type t, value_type item, wire w, const std::byte* data, std::uint64_t size,
+                                   std::uint64_t count) noexcept {
+    return {t, item, w, data, size, count};
+  }
+};
 
 /// Decode the (already validated) value of type `t` that starts at `p`; `*next` receives its end.
 inline value_view decode_value(value_type t, const std::byte* p, wire w, const std::byte** next) noexcept;
@@ -154,20 +235,20 @@ inline std::uint64_t items_extent(value_type t, const std::byte* p, std::uint64_
 inline value_view decode_value(value_type t, const std::byte* p, wire w, const std::byte** next) noexcept {
   if (const std::size_t fs = fixed_size(t)) {
     *next = p + fs;
-    return {t, value_type::uint8, w, p, fs, 1};
+    return value_access::make(t, value_type::uint8, w, p, fs, 1);
   }
   if (t == value_type::string) {
     const std::uint64_t len = w.count_at(p);
     p += w.count_size();
     *next = p + len;
-    return {t, value_type::uint8, w, p, len, 1};
+    return value_access::make(t, value_type::uint8, w, p, len, 1);
   }
   const auto item = static_cast<value_type>(load<std::uint32_t>(p, w.swap));
   const std::uint64_t n = w.count_at(p + 4);
   p += 4 + w.count_size();
   const std::uint64_t extent = items_extent(item, p, n, w);
   *next = p + extent;
-  return {t, item, w, p, extent, n};
+  return value_access::make(t, item, w, p, extent, n);
 }
 
 template <class T>
@@ -189,10 +270,14 @@ inline T decode_scalar(const std::byte* p, bool swap) noexcept {
  */
 class array_view {
  public:
+  /** An empty array of uint8. */
   constexpr array_view() noexcept = default;
 
+  /// The type of every item.
   constexpr value_type item_type() const noexcept { return item_type_; }
+  /// The number of items, as stored.
   constexpr std::uint64_t size() const noexcept { return count_; }
+  /// True when there are no items.
   constexpr bool empty() const noexcept { return count_ == 0; }
   /** The bytes of all items, as stored. */
   constexpr std::span<const std::byte> bytes() const noexcept { return {data_, static_cast<std::size_t>(size_)}; }
@@ -204,15 +289,18 @@ class array_view {
   template <class T>
   class typed_range {
    public:
+    /** A forward iterator that decodes the item it points at on each dereference, yielding `T` by value. */
     class iterator {
      public:
-      using iterator_category = std::forward_iterator_tag;
-      using value_type = T;
-      using difference_type = std::ptrdiff_t;
-      using pointer = void;
-      using reference = T;
+      using iterator_category = std::forward_iterator_tag;  ///< a forward iterator
+      using value_type = T;                                 ///< the item type
+      using difference_type = std::ptrdiff_t;               ///< a signed distance
+      using pointer = void;                                 ///< none: items are decoded, not stored
+      using reference = T;                                  ///< by value
 
+      /** A singular iterator. */
       iterator() noexcept = default;
+      /// The current item, decoded.
       T operator*() const noexcept {
         if constexpr (std::is_same_v<T, std::string_view>) {
           return {reinterpret_cast<const char*>(p_ + wire_.count_size()), static_cast<std::size_t>(wire_.count_at(p_))};
@@ -223,6 +311,7 @@ class array_view {
           return detail::decode_scalar<T>(p_, wire_.swap);
         }
       }
+      /// To the next item (strings and nested arrays are walked over).
       iterator& operator++() noexcept {
         if constexpr (std::is_same_v<T, std::string_view>) {
           p_ += wire_.count_size() + wire_.count_at(p_);
@@ -234,11 +323,13 @@ class array_view {
         --left_;
         return *this;
       }
+      /// Post-increment.
       iterator operator++(int) noexcept {
         iterator t = *this;
         ++*this;
         return t;
       }
+      /// Iterators into one range are equal when they have as many items left.
       friend bool operator==(const iterator& a, const iterator& b) noexcept { return a.left_ == b.left_; }
 
      private:
@@ -251,12 +342,18 @@ class array_view {
       std::uint64_t left_ = 0;
     };
 
+    /** An empty range. */
     typed_range() noexcept = default;
+    /// The items of `a`, unchecked: `array_view::as<T>()` checks that `T` fits the item type.
     explicit typed_range(const array_view& a) noexcept
         : item_(a.item_type_), wire_(a.wire_), data_(a.data_), size_(a.size_), count_(a.count_) {}
+    /// The first item.
     iterator begin() const noexcept { return {item_, wire_, data_, count_}; }
+    /// Past the last item.
     iterator end() const noexcept { return {item_, wire_, data_ + size_, 0}; }
+    /// The number of items.
     std::uint64_t size() const noexcept { return count_; }
+    /// True when there are no items.
     bool empty() const noexcept { return count_ == 0; }
 
    private:
@@ -269,17 +366,28 @@ class array_view {
 
   /** Iterating an array yields its items as `value_view`s. */
   using iterator = typed_range<value_view>::iterator;
+  /// The first item, as a `value_view`.
   iterator begin() const noexcept { return typed_range<value_view>(*this).begin(); }
+  /// Past the last item.
   iterator end() const noexcept { return typed_range<value_view>(*this).end(); }
 
-  /** The items as a range of `T`; `type_mismatch` unless `T` is the item type's C++ type. */
+  /**
+   * The items as a range of `T`, decoded one at a time while iterating; nothing is allocated.
+   * @tparam T the item type's C++ type (`value_type_of<T>::value == item_type()`)
+   * @return the range, or `type_mismatch` for another `T`
+   */
   template <class T>
   result<typed_range<T>> as() const noexcept {
     if (value_type_of<T>::value != item_type_) return {errc::type_mismatch, 0, "array item type differs"};
     return typed_range<T>(*this);
   }
 
-  /** Item `i` as `T` (O(1) for fixed-size items, O(i) for strings and nested arrays). */
+  /**
+   * Item `i` as `T` (O(1) for fixed-size items, O(i) for strings and nested arrays).
+   * @tparam T the item type's C++ type
+   * @param i  the index, from 0
+   * @return the item; `type_mismatch` for another `T`, `out_of_range` for `i >= size()`
+   */
   template <class T>
   result<T> get(std::uint64_t i) const noexcept {
     if (value_type_of<T>::value != item_type_) return {errc::type_mismatch, 0, "array item type differs"};
@@ -297,6 +405,8 @@ class array_view {
    * The items as a `std::span<const T>` straight into the file, when the layout allows it: `T` is the
    * item type, the file's byte order is the host's (or items are single bytes) and the items are
    * aligned for `T`. Otherwise `type_mismatch`; `as<T>()` works in every case.
+   * @tparam T a `gguf_scalar` (a fixed-size numeric type or bool)
+   * @return a span of `size()` items into the file, or `type_mismatch`
    */
   template <class T>
   result<std::span<const T>> as_span() const noexcept {
@@ -310,11 +420,12 @@ class array_view {
     return std::span<const T>(reinterpret_cast<const T*>(data_), static_cast<std::size_t>(count_));
   }
 
-  /// From an array value (the parser's and iteration's way in; `value_view::get` for users).
+ private:
+  friend class value_view;
+  // From an array value: `value_view::get<array_view>()` for users, and array iteration.
   constexpr explicit array_view(const value_view& v) noexcept
       : item_type_(v.item_type_), wire_(v.wire_), data_(v.data_), size_(v.size_), count_(v.count_) {}
 
- private:
   value_type item_type_ = value_type::uint8;
   detail::wire wire_{};
   const std::byte* data_ = nullptr;

@@ -3,8 +3,9 @@
 
 #include <cstddef>
 
-#include "gguf/detail/isa.hpp"
+#include "gguf/dispatch.hpp"
 #include "gguf/format/ggml_types.hpp"
+#include "gguf/kernels/isa.hpp"
 #include "gguf/kernels/scalar/fp4.hpp"
 #include "gguf/kernels/scalar/iq_quants.hpp"
 #include "gguf/kernels/scalar/k_quants.hpp"
@@ -12,6 +13,19 @@
 #include "gguf/kernels/scalar/low_bit.hpp"
 #include "gguf/kernels/scalar/plain.hpp"
 #include "gguf/kernels/scalar/ternary.hpp"
+
+/**
+ * @namespace gguf::kernels
+ * The dequantization kernels: per type, one function that converts whole blocks to floats (`dequant_fn`).
+ * `scalar_kernel` hands out a type's reference kernel, `simd_kernel<A>` its kernel for the xsimd
+ * architecture `A`, `best_kernel` the best one the translation unit's compiler flags allow. The code sits
+ * in an inline namespace named for that instruction set (kernels/isa.hpp), which qualified names omit.
+ */
+/**
+ * @namespace gguf::kernels::scalar
+ * The reference kernels, plain C++: bit-exact with ggml's dequantize_row_* (docs/FORMAT.md defines the
+ * types ggml has no to_float for). Every faster kernel is held to them bit for bit.
+ */
 
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels {
@@ -21,6 +35,8 @@ using ::gguf::dequant_fn;
 /**
  * The scalar kernel of each type: the specification every faster kernel is held to, bit for bit
  * (ggml's dequantize_row_* for the types it has, FORMAT.md for the rest).
+ * @param t a ggml type
+ * @return the kernel; nullptr only for a value outside the enumeration
  */
 constexpr dequant_fn scalar_kernel(ggml_type t) noexcept {
   using namespace scalar;

@@ -1,22 +1,43 @@
 #ifndef GGUF_KERNELS_SIMD_HPP
 #define GGUF_KERNELS_SIMD_HPP
 
-#include "gguf/detail/isa.hpp"
-#include "gguf/detail/xsimd_compat.hpp"
+#include "gguf/dispatch.hpp"
 #include "gguf/format/ggml_types.hpp"
+#include "gguf/kernels/isa.hpp"
 #include "gguf/kernels/scalar.hpp"
+
+/**
+ * @file
+ * The kernel of each type for an instruction set, and the best ones the including translation unit's
+ * flags allow. Defining GGUF_NO_SIMD before including any gguf header leaves out the SIMD kernels and
+ * xsimd altogether: every type then uses its scalar kernel (for targets xsimd does not support, or to
+ * compare against the specification).
+ */
+
+#if !defined(GGUF_NO_SIMD)
 #include "gguf/kernels/simd/k_quants.hpp"
 #include "gguf/kernels/simd/legacy.hpp"
 #include "gguf/kernels/simd/nonlinear.hpp"
 #include "gguf/kernels/simd/plain.hpp"
 #include "gguf/kernels/simd/ternary.hpp"
+#endif
+
+/**
+ * @namespace gguf::kernels::simd
+ * The SIMD kernels, templates on the xsimd architecture `A`, for the types where SIMD pays: each gives
+ * exactly the bits of its scalar twin. Also what they share: the architecture predicates (simd/arch.hpp)
+ * and the operations xsimd lacks (simd/ops.hpp).
+ */
 
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels {
 
+#if !defined(GGUF_NO_SIMD)
 /**
  * The kernel of each type for the xsimd architecture `A`: its SIMD kernel where there is one, else the
  * scalar kernel. Every SIMD kernel gives exactly the scalar kernel's bits.
+ * @param t a valid ggml type
+ * @return the kernel, never null for a type of `ggml_types`
  */
 template <class A>
 constexpr dequant_fn simd_kernel(ggml_type t) noexcept {
@@ -42,8 +63,14 @@ constexpr dequant_fn simd_kernel(ggml_type t) noexcept {
     default: return scalar_kernel(t);
   }
 }
+#endif
 
-/** The best kernels the compiler flags of this translation unit allow (`xsimd::default_arch`). */
+/**
+ * The best kernel of `t` the compiler flags of this translation unit allow (`xsimd::default_arch`), or
+ * its scalar kernel under GGUF_NO_SIMD.
+ * @param t a valid ggml type
+ * @return the kernel, never null for a type of `ggml_types`
+ */
 constexpr dequant_fn best_kernel(ggml_type t) noexcept {
 #if defined(GGUF_NO_SIMD)
   return scalar_kernel(t);

@@ -32,10 +32,13 @@ GGUF_BEGIN_NAMESPACE
  */
 class mapped_file {
  public:
+  /** No mapping: an empty span. */
   mapped_file() noexcept = default;
-  mapped_file(const mapped_file&) = delete;
-  mapped_file& operator=(const mapped_file&) = delete;
+  mapped_file(const mapped_file&) = delete;             ///< one owner per mapping
+  mapped_file& operator=(const mapped_file&) = delete;  ///< one owner per mapping
+  /// Takes over the mapping; `o` is left empty. The address does not change.
   mapped_file(mapped_file&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  /// Unmaps this mapping, then takes over `o`'s.
   mapped_file& operator=(mapped_file&& o) noexcept {
     if (this != &o) {
       unmap();
@@ -44,9 +47,16 @@ class mapped_file {
     }
     return *this;
   }
+  /// Unmaps.
   ~mapped_file() { unmap(); }
 
-  /** Map the file at `path` (UTF-8 on Windows is not assumed: the narrow path goes to CreateFileA). */
+  /**
+   * Map the whole file at `path` read-only. The file is closed at once: the mapping keeps it alive.
+   * @param path a file name, as the OS takes it (on Windows the narrow path goes to CreateFileA, so UTF-8
+   *             is not assumed)
+   * @return the mapping; `io_error` when the file cannot be opened, sized or mapped, is not a regular
+   *         file (POSIX), or does not fit the address space
+   */
   static result<mapped_file> open(const char* path) noexcept {
     mapped_file m;
 #if defined(_WIN32)
@@ -104,15 +114,23 @@ class mapped_file {
     return m;
   }
 
-  std::span<const std::byte> bytes() const noexcept { return {data_, size_}; }
-  const std::byte* data() const noexcept { return data_; }
+  /** The mapped bytes (empty for an empty file). */
+  std::span<const std::byte> bytes() const& noexcept { return {data_, size_}; }
+  std::span<const std::byte> bytes() const&& = delete;  ///< would dangle: keep the mapping in a variable
+  /** The first mapped byte, or nullptr for an empty file. */
+  const std::byte* data() const& noexcept { return data_; }
+  const std::byte* data() const&& = delete;  ///< would dangle
+  /** The file's size in bytes. */
   std::size_t size() const noexcept { return size_; }
 
   /**
    * Map a range in now, in one call, instead of one page fault per page as it is first read: on Linux
    * `madvise(MADV_POPULATE_READ)` (5.14+, falling back to the `MADV_WILLNEED` read-ahead hint), on
    * Windows `PrefetchVirtualMemory`. Worth it for ranges that will be read in full, such as the
-   * metadata before a parse or a tensor before dequantizing it. A hint: failures are ignored.
+   * metadata before a parse or a tensor before dequantizing it. A hint: failures are ignored. (Windows
+   * builds targeting versions before Windows 8 skip it.)
+   * @param offset the first byte, from the start of the file; nothing happens past the end
+   * @param length the number of bytes, clipped to the end of the file
    */
   void prefetch(std::size_t offset, std::size_t length) const noexcept {
     if (offset >= size_) return;
@@ -150,6 +168,10 @@ class mapped_file {
   const std::byte* data_ = nullptr;
   std::size_t size_ = 0;
 };
+
+/// Its views point into the object: no `->` on a temporary `result<mapped_file>`.
+template <>
+inline constexpr bool hands_out_views<mapped_file> = true;
 
 GGUF_END_NAMESPACE
 

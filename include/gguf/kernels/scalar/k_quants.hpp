@@ -6,9 +6,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "gguf/detail/isa.hpp"
-#include "gguf/detail/float_formats.hpp"
-#include "gguf/kernels/blocks.hpp"
+#include "gguf/kernels/float_formats.hpp"
+#include "gguf/format/blocks.hpp"
 #include "gguf/kernels/scalar/rounding.hpp"
 
 GGUF_KERNELS_BEGIN_NAMESPACE
@@ -21,7 +20,7 @@ namespace kernels::scalar {
 // of at most 8 bits every product is exact in float, so only the last operation rounds; the order is
 // kept anyway.)
 
-namespace detail_k_quants {
+namespace detail {
 
 struct scale_min {
   std::uint8_t sc, m;
@@ -36,12 +35,12 @@ struct scale_min {
 inline scale_min k4(const std::byte* scales, int j) noexcept {
   unsigned sc, m;
   if (j < 4) {
-    sc = detail::u8(scales + j) & 63;
-    m = detail::u8(scales + j + 4) & 63;
+    sc = load_le<std::uint8_t>(scales + j) & 63;
+    m = load_le<std::uint8_t>(scales + j + 4) & 63;
   } else {
-    const unsigned lo = detail::u8(scales + j + 4);
-    sc = (lo & 0x0F) | ((detail::u8(scales + j - 4) >> 6) << 4);
-    m = (lo >> 4) | ((detail::u8(scales + j) >> 6) << 4);
+    const unsigned lo = load_le<std::uint8_t>(scales + j + 4);
+    sc = (lo & 0x0F) | ((load_le<std::uint8_t>(scales + j - 4) >> 6) << 4);
+    m = (lo >> 4) | ((load_le<std::uint8_t>(scales + j) >> 6) << 4);
   }
   return {static_cast<std::uint8_t>(sc), static_cast<std::uint8_t>(m)};
 }
@@ -53,20 +52,20 @@ inline scale_min k4(const std::byte* scales, int j) noexcept {
  * value never reaches the int8_t sign bit, so nothing wraps).
  */
 inline int q3_scale(const std::byte* scales, int j) noexcept {
-  const unsigned b = detail::u8(scales + (j & 7));
+  const unsigned b = load_le<std::uint8_t>(scales + (j & 7));
   const unsigned lo = j < 8 ? (b & 0x0F) : (b >> 4);
-  const unsigned hi = (detail::u8(scales + 8 + (j & 3)) >> (2 * (j >> 2))) & 3;
+  const unsigned hi = (load_le<std::uint8_t>(scales + 8 + (j & 3)) >> (2 * (j >> 2))) & 3;
   return static_cast<int>(lo | (hi << 4)) - 32;
 }
 
-}  // namespace detail_k_quants
+}  // namespace detail
 
 /// q2_K: 16 sub-blocks of 16 two-bit weights; x = (d * (sc & 15)) * q - dmin * (sc >> 4).
 inline void dequant_q2_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
   using B = blocks::q2_K;
   for (std::size_t i = 0; i < nb; ++i, src += sizeof(B)) {
-    const float d = detail::half_to_float(detail::le16(src + offsetof(B, d)));
-    const float dmin = detail::half_to_float(detail::le16(src + offsetof(B, dmin)));
+    const float d = half_to_float(load_le<std::uint16_t>(src + offsetof(B, d)));
+    const float dmin = half_to_float(load_le<std::uint16_t>(src + offsetof(B, dmin)));
     const std::byte* scales = src + offsetof(B, scales);
     const std::byte* qs = src + offsetof(B, qs);
     int is = 0;
@@ -75,11 +74,11 @@ inline void dequant_q2_K(const std::byte* src, float* dst, std::size_t nb) noexc
     for (int n = 0; n < 2; ++n, qs += 32) {
       for (int shift = 0; shift < 8; shift += 2) {
         for (int half = 0; half < 2; ++half, ++is, dst += 16) {
-          const std::uint8_t sc = detail::u8(scales + is);
+          const std::uint8_t sc = load_le<std::uint8_t>(scales + is);
           const float dl = d * static_cast<float>(sc & 0x0F);
           const float ml = dmin * static_cast<float>(sc >> 4);
           for (int l = 0; l < 16; ++l) {
-            const int q = (detail::u8(qs + 16 * half + l) >> shift) & 3;
+            const int q = (load_le<std::uint8_t>(qs + 16 * half + l) >> shift) & 3;
             dst[l] = mul_add(dl, static_cast<float>(q), -ml);  // negating ml is exact: same as dl*q - ml
           }
         }
@@ -93,7 +92,7 @@ inline void dequant_q2_K(const std::byte* src, float* dst, std::size_t nb) noexc
 inline void dequant_q3_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
   using B = blocks::q3_K;
   for (std::size_t i = 0; i < nb; ++i, src += sizeof(B)) {
-    const float d = detail::half_to_float(detail::le16(src + offsetof(B, d)));
+    const float d = half_to_float(load_le<std::uint16_t>(src + offsetof(B, d)));
     const std::byte* scales = src + offsetof(B, scales);
     const std::byte* hmask = src + offsetof(B, hmask);
     const std::byte* qs = src + offsetof(B, qs);
@@ -103,10 +102,11 @@ inline void dequant_q3_K(const std::byte* src, float* dst, std::size_t nb) noexc
     for (int n = 0; n < 2; ++n, qs += 32) {
       for (int shift = 0; shift < 8; shift += 2, m <<= 1) {
         for (int half = 0; half < 2; ++half, ++is, dst += 16) {
-          const float dl = d * static_cast<float>(detail_k_quants::q3_scale(scales, is));
+          const float dl = d * static_cast<float>(detail::q3_scale(scales, is));
           for (int l = 0; l < 16; ++l) {
             const int k = 16 * half + l;
-            const int q = ((detail::u8(qs + k) >> shift) & 3) - ((detail::u8(hmask + k) & m) ? 0 : 4);
+            const int q =
+                ((load_le<std::uint8_t>(qs + k) >> shift) & 3) - ((load_le<std::uint8_t>(hmask + k) & m) ? 0 : 4);
             dst[l] = dl * static_cast<float>(q);
           }
         }
@@ -115,7 +115,7 @@ inline void dequant_q3_K(const std::byte* src, float* dst, std::size_t nb) noexc
   }
 }
 
-namespace detail_k_quants {
+namespace detail {
 /**
  * q4_K and q5_K: 8 sub-blocks of 32 weights with 6-bit scales and mins; x = (d * sc) * q - dmin * m.
  * q5_K is q4_K plus a fifth bit per weight in qh (bit 2j for sub-block 2j, bit 2j + 1 for 2j + 1).
@@ -124,8 +124,8 @@ template <class B>
 inline void dequant_k4_k5(const std::byte* src, float* dst, std::size_t nb) noexcept {
   constexpr bool fifth_bit = std::is_same_v<B, blocks::q5_K>;
   for (std::size_t i = 0; i < nb; ++i, src += sizeof(B)) {
-    const float d = detail::half_to_float(detail::le16(src + offsetof(B, d)));
-    const float dmin = detail::half_to_float(detail::le16(src + offsetof(B, dmin)));
+    const float d = half_to_float(load_le<std::uint16_t>(src + offsetof(B, d)));
+    const float dmin = half_to_float(load_le<std::uint16_t>(src + offsetof(B, dmin)));
     const std::byte* scales = src + offsetof(B, scales);
     const std::byte* qs = src + offsetof(B, qs);
     // Each 32 bytes of qs give 64 weights: the low nibbles (sub-block 2j), then the high (2j + 1).
@@ -135,10 +135,10 @@ inline void dequant_k4_k5(const std::byte* src, float* dst, std::size_t nb) noex
       const float d1 = d * static_cast<float>(a.sc), m1 = dmin * static_cast<float>(a.m);
       const float d2 = d * static_cast<float>(b.sc), m2 = dmin * static_cast<float>(b.m);
       for (int l = 0; l < 32; ++l) {
-        const std::uint8_t q = detail::u8(qs + l);
+        const std::uint8_t q = load_le<std::uint8_t>(qs + l);
         unsigned lo = q & 0x0F, hi = q >> 4;
         if constexpr (fifth_bit) {
-          const unsigned h = detail::u8(src + offsetof(B, qh) + l) >> (2 * j);
+          const unsigned h = load_le<std::uint8_t>(src + offsetof(B, qh) + l) >> (2 * j);
           lo |= (h & 1) << 4;
           hi |= (h & 2) << 3;
         }
@@ -148,16 +148,16 @@ inline void dequant_k4_k5(const std::byte* src, float* dst, std::size_t nb) noex
     }
   }
 }
-}  // namespace detail_k_quants
+}  // namespace detail
 
 /// q4_K: 8 sub-blocks of 32 four-bit weights with 6-bit scales and mins; x = (d * sc) * q - dmin * m.
 inline void dequant_q4_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
-  detail_k_quants::dequant_k4_k5<blocks::q4_K>(src, dst, nb);
+  detail::dequant_k4_k5<blocks::q4_K>(src, dst, nb);
 }
 
 /// q5_K: q4_K with a fifth bit per weight in qh.
 inline void dequant_q5_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
-  detail_k_quants::dequant_k4_k5<blocks::q5_K>(src, dst, nb);
+  detail::dequant_k4_k5<blocks::q5_K>(src, dst, nb);
 }
 
 /// q6_K: 16 sub-blocks of 16 six-bit weights (4 low bits in ql, 2 high in qh) with int8 scales;
@@ -165,7 +165,7 @@ inline void dequant_q5_K(const std::byte* src, float* dst, std::size_t nb) noexc
 inline void dequant_q6_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
   using B = blocks::q6_K;
   for (std::size_t i = 0; i < nb; ++i, src += sizeof(B)) {
-    const float d = detail::half_to_float(detail::le16(src + offsetof(B, d)));
+    const float d = half_to_float(load_le<std::uint16_t>(src + offsetof(B, d)));
     const std::byte* ql = src + offsetof(B, ql);
     const std::byte* qh = src + offsetof(B, qh);
     const std::byte* sc = src + offsetof(B, scales);
@@ -174,7 +174,8 @@ inline void dequant_q6_K(const std::byte* src, float* dst, std::size_t nb) noexc
     // from bit pair k of qh[l]; its scale is sc[l / 16 + 2k].
     for (int n = 0; n < 2; ++n, ql += 64, qh += 32, sc += 8, dst += 128) {
       for (int l = 0; l < 32; ++l) {
-        const unsigned lo0 = detail::u8(ql + l), lo1 = detail::u8(ql + l + 32), h = detail::u8(qh + l);
+        const unsigned lo0 = load_le<std::uint8_t>(ql + l), lo1 = load_le<std::uint8_t>(ql + l + 32),
+                       h = load_le<std::uint8_t>(qh + l);
         const int q[4] = {
             static_cast<int>((lo0 & 0x0F) | (((h >> 0) & 3) << 4)) - 32,
             static_cast<int>((lo1 & 0x0F) | (((h >> 2) & 3) << 4)) - 32,
@@ -182,7 +183,7 @@ inline void dequant_q6_K(const std::byte* src, float* dst, std::size_t nb) noexc
             static_cast<int>((lo1 >> 4) | (((h >> 6) & 3) << 4)) - 32,
         };
         for (int k = 0; k < 4; ++k) {
-          const float dl = d * static_cast<float>(detail::i8(sc + l / 16 + 2 * k));
+          const float dl = d * static_cast<float>(load_le<std::int8_t>(sc + l / 16 + 2 * k));
           dst[l + 32 * k] = dl * static_cast<float>(q[k]);
         }
       }
@@ -194,9 +195,9 @@ inline void dequant_q6_K(const std::byte* src, float* dst, std::size_t nb) noexc
 inline void dequant_q8_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
   using B = blocks::q8_K;
   for (std::size_t i = 0; i < nb; ++i, src += sizeof(B), dst += 256) {
-    const float d = std::bit_cast<float>(detail::le32(src + offsetof(B, d)));
+    const float d = std::bit_cast<float>(load_le<std::uint32_t>(src + offsetof(B, d)));
     const std::byte* qs = src + offsetof(B, qs);
-    for (int j = 0; j < 256; ++j) dst[j] = d * static_cast<float>(detail::i8(qs + j));
+    for (int j = 0; j < 256; ++j) dst[j] = d * static_cast<float>(load_le<std::int8_t>(qs + j));
   }
 }
 

@@ -4,9 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "gguf/detail/isa.hpp"
-#include "gguf/detail/float_formats.hpp"
-#include "gguf/kernels/blocks.hpp"
+#include "gguf/kernels/float_formats.hpp"
+#include "gguf/format/blocks.hpp"
 
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::scalar {
@@ -19,10 +18,10 @@ namespace kernels::scalar {
 inline void dequant_q1_0(const std::byte* src, float* dst, std::size_t nb) noexcept {
   using B = blocks::q1_0;
   for (std::size_t i = 0; i < nb; ++i, src += sizeof(B), dst += 128) {
-    const float d = detail::half_to_float(detail::le16(src + offsetof(B, d)));
+    const float d = half_to_float(load_le<std::uint16_t>(src + offsetof(B, d)));
     const float neg_d = -d;
     const std::byte* qs = src + offsetof(B, qs);
-    for (int j = 0; j < 128; ++j) dst[j] = ((detail::u8(qs + j / 8) >> (j % 8)) & 1) != 0 ? d : neg_d;
+    for (int j = 0; j < 128; ++j) dst[j] = ((load_le<std::uint8_t>(qs + j / 8) >> (j % 8)) & 1) != 0 ? d : neg_d;
   }
 }
 
@@ -30,10 +29,10 @@ inline void dequant_q1_0(const std::byte* src, float* dst, std::size_t nb) noexc
 inline void dequant_q2_0(const std::byte* src, float* dst, std::size_t nb) noexcept {
   using B = blocks::q2_0;
   for (std::size_t i = 0; i < nb; ++i, src += sizeof(B), dst += 64) {
-    const float d = detail::half_to_float(detail::le16(src + offsetof(B, d)));
+    const float d = half_to_float(load_le<std::uint16_t>(src + offsetof(B, d)));
     const std::byte* qs = src + offsetof(B, qs);
     for (int j = 0; j < 64; ++j) {
-      const int q = (detail::u8(qs + j / 4) >> (2 * (j % 4))) & 3;
+      const int q = (load_le<std::uint8_t>(qs + j / 4) >> (2 * (j % 4))) & 3;
       dst[j] = static_cast<float>(q - 1) * d;
     }
   }

@@ -8,8 +8,7 @@
 #include <cstring>
 #include <limits>
 
-#include "gguf/detail/isa.hpp"
-#include "gguf/detail/float_formats.hpp"
+#include "gguf/kernels/float_formats.hpp"
 
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::scalar {
@@ -19,21 +18,21 @@ inline void dequant_f32(const std::byte* src, float* dst, std::size_t n) noexcep
   if constexpr (std::endian::native == std::endian::little) {
     std::memcpy(dst, src, n * sizeof(float));
   } else {
-    for (std::size_t i = 0; i < n; ++i) dst[i] = std::bit_cast<float>(detail::le32(src + 4 * i));
+    for (std::size_t i = 0; i < n; ++i) dst[i] = std::bit_cast<float>(load_le<std::uint32_t>(src + 4 * i));
   }
 }
 
 /// f16: IEEE half to float, exact.
 inline void dequant_f16(const std::byte* src, float* dst, std::size_t n) noexcept {
-  for (std::size_t i = 0; i < n; ++i) dst[i] = detail::half_to_float(detail::le16(src + 2 * i));
+  for (std::size_t i = 0; i < n; ++i) dst[i] = half_to_float(load_le<std::uint16_t>(src + 2 * i));
 }
 
 /// bf16: the top 16 bits of a float.
 inline void dequant_bf16(const std::byte* src, float* dst, std::size_t n) noexcept {
-  for (std::size_t i = 0; i < n; ++i) dst[i] = detail::bf16_to_float(detail::le16(src + 2 * i));
+  for (std::size_t i = 0; i < n; ++i) dst[i] = bf16_to_float(load_le<std::uint16_t>(src + 2 * i));
 }
 
-namespace detail_plain {
+namespace detail {
 /**
  * double -> float rounded to nearest even, as a C++ cast rounds, with values beyond the float range
  * going to +-inf (or +-FLT_MAX when they round down to it) without the cast's undefined behaviour.
@@ -48,31 +47,36 @@ inline float narrow(double d) noexcept {
   }
   return static_cast<float>(d);
 }
-}  // namespace detail_plain
+}  // namespace detail
 
 /// f64: rounded to float (ggml has no to_float for f64).
 inline void dequant_f64(const std::byte* src, float* dst, std::size_t n) noexcept {
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t bits = static_cast<std::uint64_t>(detail::le32(src + 8 * i)) |
-                               (static_cast<std::uint64_t>(detail::le32(src + 8 * i + 4)) << 32);
-    dst[i] = detail_plain::narrow(std::bit_cast<double>(bits));
+    const std::uint64_t bits = static_cast<std::uint64_t>(load_le<std::uint32_t>(src + 8 * i)) |
+                               (static_cast<std::uint64_t>(load_le<std::uint32_t>(src + 8 * i + 4)) << 32);
+    dst[i] = detail::narrow(std::bit_cast<double>(bits));
   }
 }
 
-/// i8, i16, i32, i64: converted as a cast rounds (nearest even); every int64 is within float range.
+/// i8: exact. The integer types convert as a cast rounds (nearest even); every int64 is within float range.
 inline void dequant_i8(const std::byte* src, float* dst, std::size_t n) noexcept {
-  for (std::size_t i = 0; i < n; ++i) dst[i] = static_cast<float>(detail::i8(src + i));
+  for (std::size_t i = 0; i < n; ++i) dst[i] = static_cast<float>(load_le<std::int8_t>(src + i));
 }
+/// i16: exact.
 inline void dequant_i16(const std::byte* src, float* dst, std::size_t n) noexcept {
-  for (std::size_t i = 0; i < n; ++i) dst[i] = static_cast<float>(static_cast<std::int16_t>(detail::le16(src + 2 * i)));
+  for (std::size_t i = 0; i < n; ++i)
+    dst[i] = static_cast<float>(static_cast<std::int16_t>(load_le<std::uint16_t>(src + 2 * i)));
 }
+/// i32: exact up to 2^24 in magnitude, rounded to nearest even beyond.
 inline void dequant_i32(const std::byte* src, float* dst, std::size_t n) noexcept {
-  for (std::size_t i = 0; i < n; ++i) dst[i] = static_cast<float>(static_cast<std::int32_t>(detail::le32(src + 4 * i)));
+  for (std::size_t i = 0; i < n; ++i)
+    dst[i] = static_cast<float>(static_cast<std::int32_t>(load_le<std::uint32_t>(src + 4 * i)));
 }
+/// i64: exact up to 2^24 in magnitude, rounded to nearest even beyond.
 inline void dequant_i64(const std::byte* src, float* dst, std::size_t n) noexcept {
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t bits = static_cast<std::uint64_t>(detail::le32(src + 8 * i)) |
-                               (static_cast<std::uint64_t>(detail::le32(src + 8 * i + 4)) << 32);
+    const std::uint64_t bits = static_cast<std::uint64_t>(load_le<std::uint32_t>(src + 8 * i)) |
+                               (static_cast<std::uint64_t>(load_le<std::uint32_t>(src + 8 * i + 4)) << 32);
     dst[i] = static_cast<float>(static_cast<std::int64_t>(bits));
   }
 }

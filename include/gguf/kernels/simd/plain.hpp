@@ -5,9 +5,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "gguf/detail/float_formats.hpp"
-#include "gguf/detail/isa.hpp"
-#include "gguf/detail/xsimd_compat.hpp"
+#include "gguf/kernels/float_formats.hpp"
+#include "gguf/kernels/simd/ops.hpp"
 
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::simd {
@@ -21,51 +20,13 @@ namespace kernels::simd {
 // elements, any number: 4 * lanes<A> at a time, then one vector at a time, then one element at a time.
 // (Peeling elements first to align dst measured no faster here: it trades split stores for split loads.)
 
-namespace detail_plain {
-
-/// lanes<A> hardware half -> float conversions exist for this Arch.
-template <class A>
-inline constexpr bool native_half =
-#if defined(__F16C__)
-    is_avx2<A> ||
-#endif
-    is_avx512<A> || is_neon64<A>;
-
-/// An x86 SSE batch (4 lanes): 8 words load as one 16-byte vector and unpack into two.
-template <class A>
-inline constexpr bool is_sse = is_sse2_only<A> || is_sse41<A>;
-
-/** lanes<A> little-endian 16-bit words at p, zero-extended to int32 (compat's load_u16, plus SSE2). */
-template <class A>
-inline ibatch<A> load_words(const std::byte* p) noexcept {
-#if defined(__SSE2__) || defined(_M_X64)
-  if constexpr (is_sse2_only<A>) {
-    return _mm_unpacklo_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)), _mm_setzero_si128());
-  }
-#endif
-  return load_u16<A>(p);
-}
-
-/** 2 * lanes<A> little-endian 16-bit words at p, zero-extended to int32: lo gets the first lanes<A>. */
-template <class A>
-inline void load_words(const std::byte* p, ibatch<A>& lo, ibatch<A>& hi) noexcept {
-#if defined(__SSE2__) || defined(_M_X64)
-  if constexpr (is_sse<A>) {
-    const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), zero = _mm_setzero_si128();
-    lo = _mm_unpacklo_epi16(w, zero);
-    hi = _mm_unpackhi_epi16(w, zero);
-    return;
-  }
-#endif
-  lo = load_words<A>(p);
-  hi = load_words<A>(p + 2 * lanes<A>);
-}
+namespace detail {
 
 /**
  * Halves (zero-extended in int32 lanes) -> floats, exactly, with integer operations and one exact
  * int -> float conversion. Normal halves, infinities and NaNs rebias their exponent in place (by 127 - 15,
- * or to 255 when it is 31, the payload kept and a NaN quieted as ggml's conversion does); zeros and subnormals are m *
- * 2^-24 with m < 1024, a product that is exact and never subnormal in float.
+ * or to 255 when it is 31, the payload kept and a NaN quieted as ggml's conversion does); zeros and
+ * subnormals are m * 2^-24 with m < 1024, a product that is exact and never subnormal in float.
  */
 template <class A>
 inline fbatch<A> halves_to_float(const ibatch<A>& h) noexcept {
@@ -86,7 +47,7 @@ struct f16_elements {
     if constexpr (native_half<A>) {
       return load_half<A>(p);
     } else {
-      return halves_to_float<A>(load_words<A>(p));
+      return halves_to_float<A>(load_u16<A>(p));
     }
   }
   static void pair(const std::byte* p, fbatch<A>& a, fbatch<A>& b) noexcept {
@@ -95,7 +56,7 @@ struct f16_elements {
       b = load_half<A>(p + 2 * lanes<A>);
     } else {
       ibatch<A> lo, hi;
-      load_words<A>(p, lo, hi);
+      load_u16_pair<A>(p, lo, hi);
       a = halves_to_float<A>(lo);
       b = halves_to_float<A>(hi);
     }
@@ -106,34 +67,9 @@ struct f16_elements {
 /// bf16 elements: each word moved to the top half of a float.
 template <class A>
 struct bf16_elements {
-  static fbatch<A> vector(const std::byte* p) noexcept {
-#if defined(__aarch64__) || defined(_M_ARM64)
-    if constexpr (is_neon64<A>) {
-      const uint16x4_t w = vreinterpret_u16_u8(vld1_u8(reinterpret_cast<const std::uint8_t*>(p)));
-      return vreinterpretq_f32_u32(vshll_n_u16(w, 16));
-    }
-#endif
-#if defined(__SSE2__) || defined(_M_X64)
-    if constexpr (is_sse<A>) {  // interleaving zero words with the data puts each word on top of a float
-      const __m128i w = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
-      return _mm_castsi128_ps(_mm_unpacklo_epi16(_mm_setzero_si128(), w));
-    }
-#endif
-    return as_float<A>(load_words<A>(p) << 16);
-  }
-  static void pair(const std::byte* p, fbatch<A>& a, fbatch<A>& b) noexcept {
-#if defined(__SSE2__) || defined(_M_X64)
-    if constexpr (is_sse<A>) {  // 8 words, one load
-      const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), zero = _mm_setzero_si128();
-      a = _mm_castsi128_ps(_mm_unpacklo_epi16(zero, w));
-      b = _mm_castsi128_ps(_mm_unpackhi_epi16(zero, w));
-      return;
-    }
-#endif
-    a = vector(p);
-    b = vector(p + 2 * lanes<A>);
-  }
-  static float one(const std::byte* p) noexcept { return detail::bf16_to_float(detail::le16(p)); }
+  static fbatch<A> vector(const std::byte* p) noexcept { return load_bf16<A>(p); }
+  static void pair(const std::byte* p, fbatch<A>& a, fbatch<A>& b) noexcept { load_bf16_pair<A>(p, a, b); }
+  static float one(const std::byte* p) noexcept { return bf16_to_float(load_le<std::uint16_t>(p)); }
 };
 
 /// The loop shared by both: 4 * lanes<A> elements a turn, then lanes<A>, then one.
@@ -141,24 +77,22 @@ template <class A, class E>
 inline void convert_words(const std::byte* src, float* dst, std::size_t n) noexcept {
   constexpr std::size_t L = lanes<A>;
   std::size_t i = 0;
-#if defined(__AVX512F__) && defined(__AVX512BW__)
   // Outputs far larger than the caches: non-temporal stores write whole lines without reading them
   // first, which matters here because these types move the most bytes per weight (2 in, 4 out).
-  if constexpr (is_avx512<A>) {
+  if constexpr (stream_stores<A>) {
     if (n * sizeof(float) >= (std::size_t{16} << 20) && (reinterpret_cast<std::uintptr_t>(dst) & 63) == 0) {
       for (; i + 4 * L <= n; i += 4 * L) {
         fbatch<A> a, b, c, d;
         E::pair(src + 2 * i, a, b);
         E::pair(src + 2 * (i + 2 * L), c, d);
-        _mm512_stream_ps(dst + i, a);
-        _mm512_stream_ps(dst + i + L, b);
-        _mm512_stream_ps(dst + i + 2 * L, c);
-        _mm512_stream_ps(dst + i + 3 * L, d);
+        stream_store<A>(dst + i, a);
+        stream_store<A>(dst + i + L, b);
+        stream_store<A>(dst + i + 2 * L, c);
+        stream_store<A>(dst + i + 3 * L, d);
       }
-      _mm_sfence();
+      stream_fence();
     }
   }
-#endif
   for (; i + 4 * L <= n; i += 4 * L) {
     fbatch<A> a, b, c, d;
     E::pair(src + 2 * i, a, b);
@@ -172,18 +106,18 @@ inline void convert_words(const std::byte* src, float* dst, std::size_t n) noexc
   for (; i < n; ++i) dst[i] = E::one(src + 2 * i);
 }
 
-}  // namespace detail_plain
+}  // namespace detail
 
 /// f16: IEEE half -> float, exact. `n` elements.
 template <class A>
 void dequant_f16(const std::byte* src, float* dst, std::size_t n) noexcept {
-  detail_plain::convert_words<A, detail_plain::f16_elements<A>>(src, dst, n);
+  detail::convert_words<A, detail::f16_elements<A>>(src, dst, n);
 }
 
 /// bf16: the top 16 bits of a float. `n` elements.
 template <class A>
 void dequant_bf16(const std::byte* src, float* dst, std::size_t n) noexcept {
-  detail_plain::convert_words<A, detail_plain::bf16_elements<A>>(src, dst, n);
+  detail::convert_words<A, detail::bf16_elements<A>>(src, dst, n);
 }
 
 }  // namespace kernels::simd

@@ -5,10 +5,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "gguf/detail/float_formats.hpp"
-#include "gguf/detail/isa.hpp"
-#include "gguf/detail/xsimd_compat.hpp"
-#include "gguf/kernels/blocks.hpp"
+#include "gguf/format/blocks.hpp"
+#include "gguf/kernels/simd/ops.hpp"
 
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::simd {
@@ -22,7 +20,7 @@ namespace kernels::simd {
 //    conversion, no multiply per weight.
 //  - Otherwise: ((byte >> 2l) & 3) - 1 converted and multiplied per vector.
 
-namespace detail_ternary {
+namespace detail {
 
 /// Lane k = (k % 4) - 1, as floats: times d, the 4 products float(q - 1) * d repeated (AVX2, AVX-512).
 template <class A>
@@ -34,26 +32,17 @@ inline fbatch<A> centred_levels() noexcept {
 
 /// The weights of the 2-bit fields at bit 2 * Field of the widened bytes w; p = centred_levels * d.
 template <class A, int Field>
-inline fbatch<A> weights(const ibatch<A>& w, const fbatch<A>& p, const fbatch<A>& d) noexcept {
+inline fbatch<A> field_weights(const ibatch<A>& w, const fbatch<A>& p, const fbatch<A>& d) noexcept {
   constexpr int shift = 2 * Field;
-#if defined(__AVX512F__) && defined(__AVX512BW__)
-  if constexpr (is_avx512<A>) {
+  if constexpr (lut_bits<A> >= 3) {
     if constexpr (shift == 0)
-      return _mm512_permutexvar_ps(w, p);
+      return permute<A>(p, w);
     else
-      return _mm512_permutexvar_ps(_mm512_srli_epi32(w, shift), p);
+      return permute<A>(p, w >> shift);
+  } else {
+    (void)p;
+    return to_float<A>(((w >> shift) & ibatch<A>(3)) - ibatch<A>(1)) * d;
   }
-#endif
-#if defined(__AVX2__)
-  if constexpr (is_avx2<A>) {
-    if constexpr (shift == 0)
-      return _mm256_permutevar8x32_ps(p, w);
-    else
-      return _mm256_permutevar8x32_ps(p, _mm256_srli_epi32(w, shift));
-  }
-#endif
-  (void)p;
-  return to_float<A>(((w >> shift) & ibatch<A>(3)) - ibatch<A>(1)) * d;
 }
 
 /// The 4 * 16 weights of 16 widened bytes: field l of byte j at y[32 * l + j].
@@ -61,21 +50,21 @@ template <class A>
 inline void put_fields(const ibatch<A>* w, const fbatch<A>& p, const fbatch<A>& d, float* y) noexcept {
   constexpr std::size_t L = lanes<A>;
   for (std::size_t k = 0; k < 16 / L; ++k) {
-    weights<A, 0>(w[k], p, d).store_unaligned(y + k * L);
-    weights<A, 1>(w[k], p, d).store_unaligned(y + 32 + k * L);
-    weights<A, 2>(w[k], p, d).store_unaligned(y + 64 + k * L);
-    weights<A, 3>(w[k], p, d).store_unaligned(y + 96 + k * L);
+    field_weights<A, 0>(w[k], p, d).store_unaligned(y + k * L);
+    field_weights<A, 1>(w[k], p, d).store_unaligned(y + 32 + k * L);
+    field_weights<A, 2>(w[k], p, d).store_unaligned(y + 64 + k * L);
+    field_weights<A, 3>(w[k], p, d).store_unaligned(y + 96 + k * L);
   }
 }
 
-}  // namespace detail_ternary
+}  // namespace detail
 
 /// tq2_0: each 32-byte half of qs gives 128 weights: bits 0-1 of its 32 bytes, then 2-3, 4-5, 6-7.
 template <class A>
 void dequant_tq2_0(const std::byte* src, float* dst, std::size_t nb) noexcept {
   using B = blocks::tq2_0;
   constexpr std::size_t L = lanes<A>;
-  const fbatch<A> centred = detail_ternary::centred_levels<A>();
+  const fbatch<A> centred = detail::centred_levels<A>();
   for (std::size_t i = 0; i < nb; ++i, src += sizeof(B), dst += blocks::qk_k) {
     const fbatch<A> d(half_scale(src + offsetof(B, d)));
     const fbatch<A> p = centred * d;  // lane k: float((k % 4) - 1) * d, the products of the scalar kernel
@@ -83,7 +72,7 @@ void dequant_tq2_0(const std::byte* src, float* dst, std::size_t nb) noexcept {
     for (std::size_t m = 0; m < 64; m += 16) {  // bytes m .. m + 15 of qs
       ibatch<A> w[16 / L];
       widen16<A>(qs + m, w);
-      detail_ternary::put_fields<A>(w, p, d, dst + (m / 32) * 128 + m % 32);
+      detail::put_fields<A>(w, p, d, dst + (m / 32) * 128 + m % 32);
     }
   }
 }

@@ -1,5 +1,5 @@
-#ifndef GGUF_DETAIL_FLOAT_FORMATS_HPP
-#define GGUF_DETAIL_FLOAT_FORMATS_HPP
+#ifndef GGUF_KERNELS_FLOAT_FORMATS_HPP
+#define GGUF_KERNELS_FLOAT_FORMATS_HPP
 
 #include <bit>
 #include <cmath>
@@ -7,23 +7,14 @@
 #include <cstdint>
 #include <cstring>
 
-#include "gguf/detail/isa.hpp"
-#include "gguf/version.hpp"
+#include "gguf/detail/endian.hpp"
+#include "gguf/kernels/isa.hpp"
 
 GGUF_KERNELS_BEGIN_NAMESPACE
-namespace kernels::detail {
+namespace kernels {
 
-/// Little-endian loads from block bytes (tensor data is little-endian; see README, "Byte order").
-inline std::uint16_t le16(const std::byte* p) noexcept {
-  return static_cast<std::uint16_t>(std::to_integer<unsigned>(p[0]) | (std::to_integer<unsigned>(p[1]) << 8));
-}
-inline std::uint32_t le32(const std::byte* p) noexcept {
-  return static_cast<std::uint32_t>(le16(p)) | (static_cast<std::uint32_t>(le16(p + 2)) << 16);
-}
-inline std::uint8_t u8(const std::byte* p) noexcept { return std::to_integer<std::uint8_t>(*p); }
-inline std::int8_t i8(const std::byte* p) noexcept {
-  return static_cast<std::int8_t>(std::to_integer<std::uint8_t>(*p));
-}
+/// Block fields are little-endian (docs/FORMAT.md, "Byte order"): read with the library's one loader.
+using ::gguf::detail::load_le;
 
 /**
  * IEEE binary16 -> binary32, exactly (every half, subnormals, infinities and NaN payloads included):
@@ -70,7 +61,8 @@ constexpr float e8m0_to_float_half(std::uint8_t e) noexcept {
 
 /**
  * UE4M3 scale (NVFP4) halved, as ggml's ggml_ue4m3_to_fp32: 4 exponent bits (bias 7), 3 mantissa bits,
- * the top bit ignored; 0x00 and 0x7F (its NaN) give 0. Every result is exact in float.
+ * the top bit ignored but by the NaN test; 0x00 and 0x7F (its NaN) give 0, 0xFF gives 240. Every result is
+ * exact in float.
  */
 constexpr float ue4m3_to_float_half(std::uint8_t x) noexcept {
   if (x == 0 || x == 0x7F) return 0.0f;
@@ -83,7 +75,7 @@ constexpr float ue4m3_to_float_half(std::uint8_t x) noexcept {
   return raw * 0.5f;
 }
 
-}  // namespace kernels::detail
+}  // namespace kernels
 GGUF_KERNELS_END_NAMESPACE
 
-#endif  // GGUF_DETAIL_FLOAT_FORMATS_HPP
+#endif  // GGUF_KERNELS_FLOAT_FORMATS_HPP

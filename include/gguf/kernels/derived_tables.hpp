@@ -1,0 +1,60 @@
+#ifndef GGUF_KERNELS_DERIVED_TABLES_HPP
+#define GGUF_KERNELS_DERIVED_TABLES_HPP
+
+#include <array>
+#include <bit>
+#include <cstdint>
+
+#include "gguf/kernels/tables.hpp"
+#include "gguf/version.hpp"
+
+GGUF_BEGIN_NAMESPACE
+namespace tables {
+
+// Tables the SIMD kernels compute at compile time from ggml's (tables.hpp): data, defined once, outside
+// the per-instruction-set kernel namespaces.
+
+/// Per byte value q, the levels of both its nibbles as a little-endian 16-bit word: table[q & 15] in the
+/// low byte, table[q >> 4] in the high byte (the one lookup per byte of the SSE2 nibble path).
+using nibble_pairs = std::array<std::uint16_t, 256>;
+
+/** nibble_pairs of a 16-entry table. */
+constexpr nibble_pairs make_nibble_pairs(const std::array<std::int8_t, 16>& table) noexcept {
+  nibble_pairs p{};
+  for (unsigned q = 0; q < 256; ++q) {
+    p[q] = static_cast<std::uint16_t>(static_cast<std::uint8_t>(table[q & 15]) |
+                                      (static_cast<unsigned>(static_cast<std::uint8_t>(table[q >> 4])) << 8));
+  }
+  return p;
+}
+
+/// make_nibble_pairs(kvalues_iq4nl)
+inline constexpr nibble_pairs iq4nl_pairs = make_nibble_pairs(kvalues_iq4nl);
+/// make_nibble_pairs(kvalues_mxfp4)
+inline constexpr nibble_pairs mxfp4_pairs = make_nibble_pairs(kvalues_mxfp4);
+
+/**
+ * mxfp4's products float(level) * scale for the E8M0 bytes 0 and 1, whose halved scales 2^-128 and
+ * 2^-127 are float subnormals (ggml writes e = 0 for every all-zero block): computed here at compile
+ * time, because multiplying by a subnormal at run time is slow on some x86 CPUs (on the AMD Zen 5 this
+ * was measured on, the benchmark tensor, one such block in eight, ran ~3x slower). Every such product
+ * is exact (a small integer times a power of two no smaller than the least subnormal), so it has the
+ * same bits however it is computed.
+ */
+struct mxfp4_tiny_products {
+  alignas(64) float v[2][16];  ///< v[e][k] = kvalues_mxfp4[k] * 2^(e - 128)
+};
+/// The products for e = 0 and e = 1.
+inline constexpr mxfp4_tiny_products mxfp4_tiny = [] {
+  mxfp4_tiny_products t{};
+  for (unsigned e = 0; e < 2; ++e) {
+    const float scale = std::bit_cast<float>(0x00200000u << e);  // 2^-128, 2^-127: e8m0_to_float_half(e)
+    for (int k = 0; k < 16; ++k) t.v[e][k] = static_cast<float>(kvalues_mxfp4[static_cast<std::size_t>(k)]) * scale;
+  }
+  return t;
+}();
+
+}  // namespace tables
+GGUF_END_NAMESPACE
+
+#endif  // GGUF_KERNELS_DERIVED_TABLES_HPP

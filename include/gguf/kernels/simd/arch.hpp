@@ -1,0 +1,130 @@
+#ifndef GGUF_KERNELS_SIMD_ARCH_HPP
+#define GGUF_KERNELS_SIMD_ARCH_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include <xsimd/xsimd.hpp>
+
+#include "gguf/kernels/isa.hpp"
+
+GGUF_KERNELS_BEGIN_NAMESPACE
+namespace kernels::simd {
+
+// Which instruction set an xsimd architecture `A` is, and what it can do: every compile-time predicate
+// the kernels and ops.hpp choose code paths by, in one place. A predicate is true only in a translation
+// unit whose compiler flags enable that instruction set, so code guarded by it always compiles there.
+// Adding an instruction set (SVE, RVV) means a predicate here and its branches in ops.hpp.
+
+/// The float batch of an architecture.
+template <class A>
+using fbatch = xsimd::batch<float, A>;
+template <class A>
+using ibatch = xsimd::batch<std::int32_t, A>;  ///< the int32 batch of the same width
+
+/// Lanes of a float (or int32) batch: 4 on SSE/NEON, 8 on AVX2, 16 on AVX-512.
+template <class A>
+inline constexpr std::size_t lanes = fbatch<A>::size;
+
+// Families, most specific first (xsimd 8.1's avx512f derives from generic, 13's from avx2).
+
+/// AVX-512 F/BW (with DQ/VL, as the dispatch library compiles it).
+template <class A>
+inline constexpr bool is_avx512 =
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+    std::is_base_of_v<xsimd::avx512f, A>;
+#else
+    false;
+#endif
+
+/// AVX2 (FMA and F16C are separate predicates where they matter).
+template <class A>
+inline constexpr bool is_avx2 =
+#if defined(__AVX2__)
+    !is_avx512<A> && std::is_base_of_v<xsimd::avx2, A>;
+#else
+    false;
+#endif
+
+/// SSE4.1 (and SSSE3's byte shuffle), 4 lanes.
+template <class A>
+inline constexpr bool is_sse41 =
+#if defined(__SSE4_1__)
+    !is_avx512<A> && !is_avx2<A> && std::is_base_of_v<xsimd::sse4_1, A> && lanes<A> == 4;
+#else
+    false;
+#endif
+
+/// x86-64's baseline, SSE2 without SSE4.1: no widening loads, no byte shuffle.
+template <class A>
+inline constexpr bool is_sse2_only =
+#if defined(__SSE2__) || defined(_M_X64)
+    lanes<A> == 4 && !is_sse41<A> && std::is_base_of_v<xsimd::sse2, A>;
+#else
+    false;
+#endif
+
+/// Any 4-lane x86 batch (SSE2 or SSE4.1).
+template <class A>
+inline constexpr bool is_sse = is_sse2_only<A> || is_sse41<A>;
+
+/// ARM64's Advanced SIMD.
+template <class A>
+inline constexpr bool is_neon64 =
+#if defined(__aarch64__) || defined(_M_ARM64)
+    std::is_base_of_v<xsimd::neon64, A>;
+#else
+    false;
+#endif
+
+// Capabilities.
+
+/// lanes<A> halves convert to floats in one instruction (F16C, AVX-512, NEON's fcvtl).
+template <class A>
+inline constexpr bool native_half =
+#if defined(__F16C__)
+    is_avx2<A> ||
+#endif
+    is_avx512<A> || is_neon64<A>;
+
+/// A 16-entry byte table can be looked up 16 bytes at a time (pshufb, tbl).
+template <class A>
+inline constexpr bool byte_shuffle = is_avx2<A> || is_sse41<A> || is_neon64<A>;
+
+/// log2 of the entries of a register-wide float permute (vpermps): 4 on AVX-512, 3 on AVX2, else 0.
+template <class A>
+inline constexpr int lut_bits = is_avx512<A> ? 4
+                                : is_avx2<A> ? 3
+                                             : 0;
+
+/// Non-temporal (streaming) stores of a whole batch, for outputs far larger than the caches.
+template <class A>
+inline constexpr bool stream_stores = is_avx512<A>;
+
+/// The integer batch the byte-parallel steps run on: 256 bits where the ISA has them (AVX-512
+/// included, whose 32 bytes then widen to two batches), else A itself (16 bytes).
+template <class A, class = void>
+struct swar_arch_t {
+  using type = A;  ///< the architecture itself
+};
+#if defined(__AVX2__)
+template <class A>
+struct swar_arch_t<A, std::enable_if_t<is_avx512<A>>> {
+  using type = xsimd::avx2;  ///< AVX-512 assembles bytes in 256-bit registers
+};
+#endif
+/// `swar_arch_t<A>::type`.
+template <class A>
+using swar_arch = typename swar_arch_t<A>::type;
+
+/// Bytes assembled in a swar_arch register widen straight from it (AVX-512: two 16-lane batches per
+/// 32 bytes, three instructions and no memory). Elsewhere a widening load is one instruction, cheaper
+/// than widening from a register, so the bytes go through a small buffer.
+template <class A>
+inline constexpr bool widen_in_registers = is_avx512<A>&& lanes<swar_arch<A>> == 8;
+
+}  // namespace kernels::simd
+GGUF_KERNELS_END_NAMESPACE
+
+#endif  // GGUF_KERNELS_SIMD_ARCH_HPP
