@@ -69,7 +69,7 @@ void dequant(benchmark::State& state, gguf::ggml_type type, gguf::dispatch::isa 
     benchmark::ClobberMemory();
   }
   gguf::dispatch::set_active(previous);
-  state.SetLabel(std::string(gguf::dispatch::name(isa)));
+  state.SetLabel(std::string(gguf::dispatch::to_string(isa)));
   set_counters(state, n);
 }
 
@@ -124,7 +124,7 @@ void memcpy_ceiling(benchmark::State& state) {
 
 const int registered = [] {
   const gguf::dispatch::isa active = gguf::dispatch::active();
-  benchmark::AddCustomContext("gguf_isa", std::string(gguf::dispatch::name(active)));
+  benchmark::AddCustomContext("gguf_isa", std::string(gguf::dispatch::to_string(active)));
   for (std::int64_t n : {l2_weights, memory_weights}) {
     benchmark::RegisterBenchmark("memset", memset_ceiling, 0x3F)->Arg(n);
     benchmark::RegisterBenchmark("memset_zero", memset_ceiling, 0)->Arg(n);
@@ -138,13 +138,13 @@ const int registered = [] {
     }
   }
   for (gguf::ggml_type h : {gguf::ggml_type::q4_K, gguf::ggml_type::q8_0}) {
-    const std::string name = "dequant_parallel/" + std::string(gguf::name(h));
+    const std::string name = "dequant_parallel/" + std::string(gguf::to_string(h));
     benchmark::RegisterBenchmark(name.c_str(), dequant_parallel, h)->Args({memory_weights, 2})->UseRealTime();
   }
   for (gguf::dispatch::isa i : gguf::dispatch::all_isas) {
     if (i == active || !gguf::dispatch::supported(i)) continue;
     for (const gguf::type_traits& t : gguf::ggml_types) {
-      const std::string name = "isa/" + std::string(gguf::dispatch::name(i)) + "/dequant/" + std::string(t.name);
+      const std::string name = "isa/" + std::string(gguf::dispatch::to_string(i)) + "/dequant/" + std::string(t.name);
       benchmark::RegisterBenchmark(name.c_str(), dequant, t.type, i)->Arg(l2_weights);
     }
   }

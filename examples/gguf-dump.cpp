@@ -1,8 +1,8 @@
 // gguf-dump [--json] FILE
 //
 // Prints a summary of a GGUF file (header, metadata, tensors), or with --json the canonical JSON form
-// that ggml's own parser gives through the reference oracle. Exit codes: 0 success, 1 a file that
-// cannot be read or is not valid GGUF (one `error:` line on stderr), 2 usage errors.
+// that ggml's own reader gives for it (ggml_oracle.py inspect's schema). Exit codes: 0 success, 1 a file
+// that cannot be read or is not valid GGUF (one `error:` line on stderr), 2 usage errors.
 #include <gguf/gguf.hpp>
 
 #include <cinttypes>
@@ -11,12 +11,25 @@
 #include <string>
 #include <string_view>
 
-#include "cli_common.hpp"
+#include "cli.hpp"
 #include "gguf_json.hpp"
 
 namespace {
 
-constexpr const char* usage = "usage: gguf-dump [--json] FILE\n";
+constexpr cli::tool tool{
+    "gguf-dump", "gguf-dump [--json] FILE",
+    "Prints a GGUF file: its header (version, byte order, alignment, where the data starts), every\n"
+    "metadata key with its type and a preview of its value, and every tensor with its type, shape\n"
+    "(innermost dimension first, as stored), offset and size.\n"
+    "\n"
+    "  --json     print instead the JSON ggml's own reader gives for the file: {\"version\", \"alignment\",\n"
+    "             \"data_offset\", \"metadata\": [{\"key\", \"type\", \"value\"}...], \"tensors\": [{\"name\",\n"
+    "             \"type\", \"shape\", \"offset\", \"size\"}...]}\n"
+    "  --help     this text\n"
+    "  --version  the tool's version\n"
+    "\n"
+    "Exit status: 0 success; 1 a file that cannot be read or is not valid GGUF (one line on stderr\n"
+    "starting with 'error:', with the byte offset and the likely cause of the damage); 2 usage errors.\n"};
 
 // A value for the summary: scalars in full, strings cut at 60 bytes, arrays as their first items.
 std::string preview(const gguf::value_view& v) {
@@ -52,10 +65,10 @@ std::string printable(std::string_view s) {
 }
 
 std::string type_label(const gguf::value_view& v) {
-  std::string t(gguf::name(v.type()));
+  std::string t(gguf::to_string(v.type()));
   if (v.is_array()) {
     const gguf::array_view a = *v.get<gguf::array_view>();
-    t = "array[" + std::string(gguf::name(a.item_type())) + "; " + std::to_string(a.size()) + "]";
+    t = "array[" + std::string(gguf::to_string(a.item_type())) + "; " + std::to_string(a.size()) + "]";
   }
   return t;
 }
@@ -87,48 +100,25 @@ void print_summary(const char* path, const gguf::file& f) {
     for (std::uint32_t d = 0; d < t.n_dims; ++d) shape += (d ? ", " : "") + std::to_string(t.ne[d]);
     shape += ']';
     std::printf("  %-40s %-8s %-26s %14" PRIu64 " %14" PRIu64 "\n", name.c_str(),
-                std::string(gguf::name(t.type)).c_str(), shape.c_str(), t.offset, t.n_bytes);
+                std::string(gguf::to_string(t.type)).c_str(), shape.c_str(), t.offset, t.n_bytes);
   }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  binary_stdout();  // the JSON is compared byte for byte with ggml's
-  bool json = false;
-  const char* path = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view a = argv[i];
-    if (a == "--json") {
-      json = true;
-    } else if (a == "-h" || a == "--help") {
-      std::fputs(usage, stdout);
-      return 0;
-    } else if (a.size() > 1 && a[0] == '-') {
-      std::fprintf(stderr, "gguf-dump: unknown option '%s'\n%s", argv[i], usage);
-      return 2;
-    } else if (path) {
-      std::fprintf(stderr, "gguf-dump: one FILE only\n%s", usage);
-      return 2;
-    } else {
-      path = argv[i];
-    }
-  }
-  if (!path) {
-    std::fputs(usage, stderr);
-    return 2;
-  }
+  cli::binary_stdout();  // the JSON is compared byte for byte with ggml's
+  const cli::parse_result cmd = cli::parse(argc, argv, tool, {{"--json"}}, 1, 1);
+  if (cmd.exit) return *cmd.exit;
+  const std::string& path = cmd.args.positional[0];
 
-  const auto g = gguf::open(path);
-  if (!g) {
-    print_open_error(path, g.error());
-    return 1;
-  }
-  if (json) {
+  const auto g = cli::open(path);
+  if (!g) return 1;
+  if (cmd.args.has("--json")) {
     const std::string out = gguf_json::to_json(g->info()) + "\n";
     std::fwrite(out.data(), 1, out.size(), stdout);
   } else {
-    print_summary(path, g->info());
+    print_summary(path.c_str(), g->info());
   }
   return std::fflush(stdout) == 0 ? 0 : 1;
 }

@@ -12,7 +12,21 @@
 #include <string>
 #include <vector>
 
+#include "cli.hpp"
+
 namespace {
+
+constexpr cli::tool tool{
+    "gguf-load", "gguf-load FILE",
+    "Loads every tensor of the GGUF model FILE into float32 buffers, the loop an inference engine starts\n"
+    "from, then prints one line per tensor (name, type, shape outermost first) and a checksum of all the\n"
+    "floats (FNV-1a 64 of their bytes), so two loaders can be compared.\n"
+    "\n"
+    "  --help     this text\n"
+    "  --version  the tool's version\n"
+    "\n"
+    "Exit status: 0 success; 1 a file that cannot be read or is not valid GGUF (one line on stderr\n"
+    "starting with 'error:'); 2 usage errors.\n"};
 
 struct weight {
   const gguf::tensor_info* info;  // name, type, shape; views into the mapping
@@ -28,22 +42,18 @@ std::uint64_t fnv1a(std::uint64_t h, const void* p, std::size_t n) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2 || argv[1][0] == '-') {
-    std::fputs("usage: gguf-load FILE\n", argc == 2 && std::strcmp(argv[1], "--help") == 0 ? stdout : stderr);
-    return argc == 2 && std::strcmp(argv[1], "--help") == 0 ? 0 : 2;
-  }
+  const cli::parse_result cmd = cli::parse(argc, argv, tool, {}, 1, 1);
+  if (cmd.exit) return *cmd.exit;
+  const std::string& path = cmd.args.positional[0];
 
   // 1. Map and parse. Everything below points into the mapping, which `model` owns.
-  const auto model = gguf::open(argv[1]);
-  if (!model) {
-    std::fprintf(stderr, "error: %s: %s\n", argv[1], gguf::to_string(model.error()).c_str());
-    return 1;
-  }
+  const auto model = cli::open(path);
+  if (!model) return 1;
 
   // 2. Hyperparameters come from the metadata, keyed by architecture.
   const std::string_view arch = model->metadata().architecture();
   const auto n_layer = model->metadata().get_arch<std::uint32_t>("block_count");
-  std::printf("%s: %.*s, %u layers, %zu tensors\n", argv[1], static_cast<int>(arch.size()), arch.data(),
+  std::printf("%s: %.*s, %u layers, %zu tensors\n", path.c_str(), static_cast<int>(arch.size()), arch.data(),
               n_layer ? *n_layer : 0u, model->tensors().size());
 
   // 3. Every tensor to float32. dequantize() checks the buffer size and never throws; a parsed file's
@@ -53,9 +63,7 @@ int main(int argc, char** argv) {
   for (const gguf::tensor_info& t : model->tensors()) {
     weight& w = weights.emplace_back(weight{&t, std::vector<float>(t.n_elements)});
     if (const auto r = gguf::dequantize(t, w.data); !r) {
-      std::fprintf(stderr, "error: %s: tensor %.*s: %s\n", argv[1], static_cast<int>(t.name.size()), t.name.data(),
-                   gguf::to_string(r.error()).c_str());
-      return 1;
+      return cli::fail("%s: %s", path.c_str(), gguf::to_string(r.error()).c_str());  // names the tensor
     }
   }
 
@@ -63,10 +71,10 @@ int main(int argc, char** argv) {
   std::uint64_t h = 0xcbf29ce484222325u, floats = 0;
   for (const weight& w : weights) {
     const gguf::tensor_info& t = *w.info;
-    std::string shape;
-    for (std::uint32_t d = 0; d < t.n_dims; ++d) shape += (d ? " x " : "") + std::to_string(t.shape()[d]);
+    std::string shape;  // outermost first, as PyTorch writes it
+    for (std::uint64_t d : t.shape()) shape += (shape.empty() ? "" : " x ") + std::to_string(d);
     std::printf("  %-32.*s %-7s [%s]\n", static_cast<int>(t.name.size()), t.name.data(),
-                std::string(gguf::name(t.type)).c_str(), shape.c_str());
+                std::string(gguf::to_string(t.type)).c_str(), shape.c_str());
     h = fnv1a(h, w.data.data(), w.data.size() * sizeof(float));
     floats += w.data.size();
   }

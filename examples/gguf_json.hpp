@@ -140,7 +140,7 @@ inline void append_value(std::string& out, const gguf::value_view& v) {
     case gguf::value_type::array: {
       const gguf::array_view a = *v.get<gguf::array_view>();
       out += "{\"type\": \"";
-      out += gguf::name(a.item_type());
+      out += gguf::to_string(a.item_type());
       out += "\", \"value\": [";
       bool first = true;
       if (a.item_type() == gguf::value_type::string) {  // the common case, without per-item decoding
@@ -177,7 +177,7 @@ inline std::string to_json(const gguf::file& f) {
     out += "{\"key\": ";
     append_string(out, e.key);
     out += ", \"type\": \"";
-    out += gguf::name(e.value.type());
+    out += gguf::to_string(e.value.type());
     out += "\", \"value\": ";
     append_value(out, e.value);
     out += '}';
@@ -190,7 +190,7 @@ inline std::string to_json(const gguf::file& f) {
     out += "{\"name\": ";
     append_string(out, t.name);
     out += ", \"type\": \"";
-    out += gguf::name(t.type);
+    out += gguf::to_string(t.type);
     out += "\", \"shape\": [";
     // ggml pads shapes to 4 dims with 1s and does not expose n_dims: trailing 1s are not printed.
     std::size_t dims = gguf::max_dims;

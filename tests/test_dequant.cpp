@@ -58,7 +58,7 @@ const std::vector<fixture>& fixtures() {
 
 // Dequantize tensor t.<type> of every fixture and compare with ggml's floats.
 void check_type(ggml_type type) {
-  const std::string tensor = "t." + std::string(gguf::name(type));
+  const std::string tensor = "t." + std::string(gguf::to_string(type));
   std::size_t tensors = 0;
   for (const fixture& fx : fixtures()) {
     const gguf::tensor_info* t = fx.data.find_tensor(tensor);

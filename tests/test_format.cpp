@@ -210,7 +210,7 @@ TEST_CASE("numeric arrays: element by element in both byte orders, as a span whe
   }
 }
 
-TEST_CASE("arrays may hold arrays (ggml refuses them; the spec allows them)") {
+TEST_CASE("arrays may hold arrays (ggml refuses them, the spec allows them)") {
   const test::bytes b = test::file_builder()
                             .kv_raw("nested",
                                     [](test::byte_writer& w) {
@@ -264,7 +264,12 @@ TEST_CASE("tensor infos: dims innermost first, sizes, and data views into the fi
   CHECK(t.n_dims == 4);
   CHECK(t.dims().size() == 4);
   CHECK(t.ne == std::array<std::uint64_t, 4>{64, 4, 3, 2});
-  CHECK(t.shape() == std::array<std::uint64_t, 4>{2, 3, 4, 64});
+  CHECK(t.shape() == gguf::tensor_shape(std::array<std::uint64_t, 4>{64, 4, 3, 2}));
+  const gguf::tensor_shape shape = t.shape();
+  CHECK(std::vector<std::uint64_t>(shape.begin(), shape.end()) == std::vector<std::uint64_t>{2, 3, 4, 64});
+  std::vector<std::uint64_t> dims;
+  for (std::uint64_t d : t.shape()) dims.push_back(d);  // a range-for keeps the temporary alive
+  CHECK(dims == std::vector<std::uint64_t>{2, 3, 4, 64});
   CHECK(t.n_elements == 64 * 4 * 3 * 2);
   CHECK(t.row_length() == 64);
   CHECK(t.n_rows() == 24);
@@ -278,7 +283,9 @@ TEST_CASE("tensor infos: dims innermost first, sizes, and data views into the fi
   const gguf::tensor_info& s = f->tensors()[1];
   CHECK(s.n_dims == 0);  // a scalar: ggml reads it as ne = {1, 1, 1, 1}
   CHECK(s.n_elements == 1);
-  CHECK(s.shape() == std::array<std::uint64_t, 4>{1, 1, 1, 1});
+  CHECK(s.shape().rank() == 0);
+  CHECK(s.shape().n_elements() == 1);
+  CHECK(s.shape()[0] == 1);
   CHECK(f->find_tensor("scalar") == &s);
   CHECK(f->find_tensor("blk.0.attn_q.weight") == &t);
   CHECK(f->find_tensor("blk.0") == nullptr);

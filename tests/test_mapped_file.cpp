@@ -36,7 +36,7 @@ TEST_CASE("a mapped file shows the file's bytes and keeps its address when moved
   fs::remove(p);
 }
 
-TEST_CASE("open() maps and parses; views stay valid as the result moves") {
+TEST_CASE("open() maps and parses, and views stay valid as the result moves") {
   test::file_builder fb;
   fb.kv("general.architecture", "test").tensor("w", gguf::ggml_type::f32, {16});
   const fs::path p = temp_file("open.gguf", fb.build());

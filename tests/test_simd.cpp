@@ -51,7 +51,7 @@ std::vector<std::vector<std::byte>> inputs(ggml_type type) {
     if (e.path().extension() != ".gguf") continue;
     auto g = gguf::open(e.path().string().c_str());
     REQUIRE(g);
-    if (const gguf::tensor_info* t = g->find_tensor("t." + std::string(gguf::name(type)))) {
+    if (const gguf::tensor_info* t = g->find_tensor("t." + std::string(gguf::to_string(type)))) {
       in.emplace_back(t->data.begin(), t->data.end());
     }
   }
@@ -67,7 +67,7 @@ void check(ggml_type type) {
   const gguf::dequant_fn reference = gguf::kernels::scalar_kernel(type);
   INFO("isas: " << isas().size());
   for (isa i : isas()) {
-    CAPTURE(gguf::dispatch::name(i));
+    CAPTURE(gguf::dispatch::to_string(i));
     const gguf::dequant_fn k = gguf::dispatch::kernel(type, i);
     REQUIRE_MESSAGE(static_cast<bool>(k), "no kernel");
     for (const std::vector<std::byte>& data : inputs(type)) {
@@ -100,8 +100,8 @@ void check(ggml_type type) {
 
 TEST_CASE("the instruction sets of this machine") {
   std::string names;
-  for (isa i : isas()) names += std::string(gguf::dispatch::name(i)) + " ";
-  MESSAGE("supported: " << names << "| best: " << gguf::dispatch::name(gguf::dispatch::best()));
+  for (isa i : isas()) names += std::string(gguf::dispatch::to_string(i)) + " ";
+  MESSAGE("supported: " << names << "| best: " << gguf::dispatch::to_string(gguf::dispatch::best()));
   CHECK(gguf::dispatch::supported(isa::scalar));
   CHECK(gguf::dispatch::supported(gguf::dispatch::best()));
   CHECK(gguf::dispatch::set_active(isa::scalar));
@@ -122,7 +122,7 @@ TEST_CASE("gguf::dequantize in dispatch mode gives ggml's bits on every instruct
   REQUIRE(data);
   REQUIRE(want);
   for (isa i : isas()) {
-    CAPTURE(gguf::dispatch::name(i));
+    CAPTURE(gguf::dispatch::to_string(i));
     REQUIRE(gguf::dispatch::set_active(i));
     for (const gguf::tensor_info& t : data->tensors()) {
       CAPTURE(t.name);
@@ -148,10 +148,10 @@ TEST_CASE("f16 and bf16 outputs past the caches (the non-temporal store path) eq
   float* const out = storage.data() + (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64 / sizeof(float);
   std::vector<float> want(n);
   for (ggml_type type : {ggml_type::f16, ggml_type::bf16}) {
-    CAPTURE(gguf::name(type));
+    CAPTURE(gguf::to_string(type));
     gguf::kernels::scalar_kernel(type)(src.data(), want.data(), n);
     for (isa i : isas()) {
-      CAPTURE(gguf::dispatch::name(i));
+      CAPTURE(gguf::dispatch::to_string(i));
       gguf::dispatch::kernel(type, i)(src.data(), out, n);
       std::size_t bad = 0;
       CHECK_MESSAGE(same_bits(out, want.data(), n, bad), "first difference at " << bad);
@@ -169,7 +169,7 @@ TEST_CASE("all 65536 halves convert to the same float bits on every instruction 
   }
   std::vector<float> out(65536);
   for (isa i : isas()) {
-    CAPTURE(gguf::dispatch::name(i));
+    CAPTURE(gguf::dispatch::to_string(i));
     gguf::dispatch::kernel(ggml_type::f16, i)(src.data(), out.data(), out.size());
     std::size_t bad = 0;
     for (std::uint32_t h = 0; h < 65536; ++h) {

@@ -44,11 +44,11 @@ GGUF_DEQUANT_BEGIN_NAMESPACE
  */
 inline result<void> dequantize(ggml_type type, std::span<const std::byte> src, std::span<float> out) noexcept {
   const type_traits* t = find_type(static_cast<std::uint32_t>(type));
-  if (!t) return {errc::bad_tensor_type, 0, "unknown tensor type"};
-  if (out.size() % t->block_size != 0) return {errc::size_mismatch, 0, "output is not a whole number of blocks"};
+  if (!t) return {errc::bad_tensor_type, "unknown tensor type"};
+  if (out.size() % t->block_size != 0) return {errc::size_mismatch, "output is not a whole number of blocks"};
   const std::size_t blocks = out.size() / t->block_size;
   if (src.size() / t->type_size < blocks || src.size() != blocks * t->type_size) {
-    return {errc::size_mismatch, 0, "input size does not match the output size"};
+    return {errc::size_mismatch, "input size does not match the output size"};
   }
   if (blocks == 0) return {};
 #if GGUF_RUNTIME_DISPATCH
@@ -67,7 +67,9 @@ inline result<void> dequantize(ggml_type type, std::span<const std::byte> src, s
  * @return success, or `size_mismatch` when `out.size() != t.n_elements`
  */
 inline result<void> dequantize(const tensor_info& t, std::span<float> out) noexcept {
-  if (out.size() != t.n_elements) return {errc::size_mismatch, 0, "output size differs from the element count"};
+  if (out.size() != t.n_elements) {
+    return error{errc::size_mismatch, "output size differs from the element count"}.about(t.name);
+  }
   return dequantize(t.type, t.data, out);
 }
 
@@ -84,8 +86,12 @@ inline result<void> dequantize(const tensor_info& t, std::span<float> out) noexc
 inline result<void> dequantize_rows(const tensor_info& t, std::uint64_t first_row, std::uint64_t n_rows,
                                     std::span<float> out) noexcept {
   const std::uint64_t rows = t.n_rows();
-  if (first_row > rows || n_rows > rows - first_row) return {errc::out_of_range, 0, "rows outside the tensor"};
-  if (out.size() != n_rows * t.ne[0]) return {errc::size_mismatch, 0, "output size differs from n_rows * ne[0]"};
+  if (first_row > rows || n_rows > rows - first_row) {
+    return error{errc::out_of_range, "rows outside the tensor"}.about(t.name);
+  }
+  if (out.size() != n_rows * t.ne[0]) {
+    return error{errc::size_mismatch, "output size differs from n_rows * ne[0]"}.about(t.name);
+  }
   const std::uint64_t row_bytes = t.row_size();
   return dequantize(
       t.type,

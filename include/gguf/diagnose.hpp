@@ -5,11 +5,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <span>
 #include <string>
 #include <utility>
 
 #include "gguf/detail/utf8.hpp"
+#include "gguf/platform/mapped_file.hpp"
 #include "gguf/result.hpp"
 
 GGUF_BEGIN_NAMESPACE
@@ -48,7 +50,7 @@ struct diagnosis {
 inline diagnosis diagnose(std::span<const std::byte> bytes, const error& e) noexcept {
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
   const std::uint64_t size = bytes.size();
-  if (!e || e.code == errc::io_error) return {};
+  if (!e || e.code == errc::io_error || !e.has_offset()) return {};  // not a refusal of these bytes
   // The bytes the parser went through, plus a little: a failing field may straddle the damage.
   const std::uint64_t seen = std::min<std::uint64_t>(size, e.offset + 64);
 
@@ -137,6 +139,19 @@ inline std::string explain(std::span<const std::byte> bytes, const error& e) {
   std::snprintf(buf, sizeof buf, format, static_cast<unsigned long long>(first),
                 static_cast<unsigned long long>(second));
   return s + buf;
+}
+
+/**
+ * `explain` for a file that failed to open: maps `path` again to look at the damage, so a caller of
+ * `gguf::open` needs nothing but the path and the error. An I/O error is explained as it is.
+ * @param path the path given to `open`
+ * @param e    the error `open` returned
+ * @return one line for a person, as `explain(bytes, e)`
+ */
+inline std::string explain(const std::filesystem::path& path, const error& e) {
+  if (!e || e.code == errc::io_error || !e.has_offset()) return to_string(e);
+  const result<mapped_file> m = mapped_file::open(path);
+  return m ? explain(m->bytes(), e) : to_string(e);
 }
 
 GGUF_END_NAMESPACE

@@ -42,7 +42,7 @@ inline constexpr isa all_isas[] = {isa::scalar, isa::sse2, isa::avx2, isa::avx51
  * @param i an instruction set
  * @return "scalar", "sse2", "avx2", "avx512bw" or "neon64"; "unknown" outside the enumeration
  */
-constexpr std::string_view name(isa i) noexcept {
+constexpr std::string_view to_string(isa i) noexcept {
   switch (i) {
     case isa::scalar: return "scalar";
     case isa::sse2: return "sse2";
@@ -51,6 +51,11 @@ constexpr std::string_view name(isa i) noexcept {
     case isa::neon64: return "neon64";
   }
   return "unknown";
+}
+
+/// The former name of `to_string(isa)`.
+[[deprecated("use gguf::dispatch::to_string(isa)")]] constexpr std::string_view name(isa i) noexcept {
+  return to_string(i);
 }
 
 /**

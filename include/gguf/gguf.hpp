@@ -20,5 +20,6 @@
 #include "gguf/diagnose.hpp"
 #include "gguf/dequantize.hpp"
 #include "gguf/parallel.hpp"
+#include "gguf/print.hpp"
 
 #endif  // GGUF_GGUF_HPP

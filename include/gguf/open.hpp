@@ -1,12 +1,19 @@
 #ifndef GGUF_OPEN_HPP
 #define GGUF_OPEN_HPP
 
+#include <filesystem>
 #include <utility>
 
 #include "gguf/format/parser.hpp"
 #include "gguf/platform/mapped_file.hpp"
 
 GGUF_BEGIN_NAMESPACE
+
+class mapped_gguf;
+/// Its views point into the object: no `->` on a temporary `result<mapped_gguf>` (declared before any use of
+/// that result, which would instantiate the primary template).
+template <>
+inline constexpr bool hands_out_views<mapped_gguf> = true;
 
 /**
  * A parsed GGUF file together with the read-only mapping its views point into: what `gguf::open`
@@ -58,7 +65,7 @@ class mapped_gguf {
   const mapped_file& mapping() const&& = delete;  ///< would dangle
 
  private:
-  friend result<mapped_gguf> open(const char* path, const parse_options& opt);
+  friend result<mapped_gguf> open(const std::filesystem::path& path, const parse_options& opt);
   mapped_gguf(mapped_file&& m, file&& f) noexcept : map_(std::move(m)), file_(std::move(f)) {}
   mapped_file map_;  // declared first: destroyed after the views into it
   file file_;
@@ -74,11 +81,14 @@ inline constexpr std::size_t open_prefetch_bytes = std::size_t{16} << 20;
 /**
  * Map the file at `path` read-only and parse it. The first `open_prefetch_bytes` are mapped in before
  * parsing; tensor data is read lazily, page by page, when it is first touched.
- * @param path a file name, as the OS takes it
+ * @param path a file name: a `std::filesystem::path` or anything it converts from (`const char*`,
+ *             `std::string`, `std::string_view`; wide paths on Windows)
  * @param opt  the parser's limits
- * @return the parsed file with its mapping, or why it could not be opened or was refused
+ * @return the parsed file with its mapping, or why it could not be opened (`io_error` with the OS's
+ *         reason) or was refused (the rule and the byte offset; `explain(path, error)` adds the likely
+ *         cause)
  */
-inline result<mapped_gguf> open(const char* path, const parse_options& opt = {}) {
+inline result<mapped_gguf> open(const std::filesystem::path& path, const parse_options& opt = {}) {
   auto m = mapped_file::open(path);
   if (!m) return m.error();
   m->prefetch(0, open_prefetch_bytes);
@@ -86,10 +96,6 @@ inline result<mapped_gguf> open(const char* path, const parse_options& opt = {})
   if (!f) return f.error();
   return mapped_gguf(std::move(*m), std::move(*f));
 }
-
-/// Its views point into the object: no `->` on a temporary `result<mapped_gguf>`.
-template <>
-inline constexpr bool hands_out_views<mapped_gguf> = true;
 
 GGUF_END_NAMESPACE
 

@@ -25,7 +25,9 @@ GGUF_DEQUANT_BEGIN_NAMESPACE
  * @return success, or `size_mismatch` when `out.size() != t.n_elements`
  */
 inline result<void> dequantize_parallel(const tensor_info& t, std::span<float> out, unsigned n_threads) {
-  if (out.size() != t.n_elements) return {errc::size_mismatch, 0, "output size differs from the element count"};
+  if (out.size() != t.n_elements) {
+    return error{errc::size_mismatch, "output size differs from the element count"}.about(t.name);
+  }
   constexpr std::uint64_t min_weights_per_thread = std::uint64_t{1} << 18;  // 1 MiB of output
   const std::uint64_t rows = t.n_rows(), row = t.ne[0];
   if (row == 0 || rows == 0) return {};

@@ -1,11 +1,14 @@
 #ifndef GGUF_RESULT_HPP
 #define GGUF_RESULT_HPP
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
 #include <string>
+#include <string_view>
+#include <system_error>
 #include <type_traits>
 #include <utility>
 
@@ -90,43 +93,162 @@ constexpr const char* message(errc code) noexcept {
 }
 
 /**
- * An error as a value: what went wrong, where in the input, and a specific static description.
- * `offset` is the byte offset in the parsed buffer of the field that failed the check (0 for errors that
- * are not about bytes). `detail` always points to a string literal, so an error never allocates or dangles.
+ * An error as a value: what went wrong, and the context a person needs to act on it. Never allocates:
+ *
+ * - `code`, and `detail`, a string literal naming the broken rule;
+ * - `offset`: the byte offset of the failing field in the parsed buffer, for errors about bytes
+ *   (`has_offset()`); lookups and size checks have none;
+ * - `subject()`: what the error is about (a metadata key, a tensor name), copied into the error (63
+ *   bytes at most, cut with "..."), so it cannot dangle when the caller's string goes away;
+ * - `expected`, `actual`: for a `type_mismatch`, the type asked for and the type stored ("int32",
+ *   "uint32"), string literals;
+ * - `os_code`: for an `io_error`, the OS's error number (`errno`, or `GetLastError()` on Windows).
+ *
+ * `to_string` joins them into one line: "no such metadata key: 'llama.rope.scale'", "metadata value has
+ * another type: 'llama.context_length' is uint32, not int32", "cannot open file: No such file or
+ * directory", "tensor name appears twice: 'output.weight' (at byte 4321)".
  */
 struct error {
-  errc code = errc::success;     ///< what failed; `success` for no error
-  std::uint64_t offset = 0;      ///< byte offset of the failing field in the parsed buffer, or 0
-  const char* detail = nullptr;  ///< a string literal naming the broken rule, or nullptr
+  /// `offset` of an error that is not about a byte of the input.
+  static constexpr std::uint64_t no_offset = ~std::uint64_t{0};
+  /// Longest subject kept, in bytes (a longer one is cut and ends with "...").
+  static constexpr std::size_t max_subject = 63;
+
+  // The members are ordered so that the struct has no padding: every byte is initialized, so copies
+  // of it never read indeterminate bytes (GCC warns about those).
+  std::uint64_t offset = no_offset;  ///< byte offset of the failing field, or `no_offset`
+  const char* detail = nullptr;      ///< a string literal naming the broken rule, or nullptr
+  const char* expected = nullptr;    ///< type_mismatch: the type asked for (a literal), or nullptr
+  const char* actual = nullptr;      ///< type_mismatch: the type stored (a literal), or nullptr
+  std::int32_t os_code = 0;          ///< io_error: errno, or GetLastError() on Windows; 0 when none
+  errc code = errc::success;         ///< what failed; `success` for no error
 
   /** No error (`errc::success`). */
   constexpr error() noexcept = default;
   /**
-   * The error `c` at byte `off`.
+   * An error that is not about a byte of the input.
    * @param c    what failed
-   * @param off  byte offset of the failing field, 0 for errors that are not about bytes
    * @param what a string literal (it is kept, not copied), or nullptr for `message(c)`
    */
-  constexpr error(errc c, std::uint64_t off = 0, const char* what = nullptr) noexcept
-      : code(c), offset(off), detail(what) {}
+  constexpr error(errc c, const char* what = nullptr) noexcept : detail(what), code(c) {}
+  /**
+   * An error about the field at byte `at` of the parsed buffer.
+   * @param c    what failed
+   * @param at   byte offset of the failing field
+   * @param what a string literal (it is kept, not copied), or nullptr for `message(c)`
+   */
+  constexpr error(errc c, std::uint64_t at, const char* what) noexcept : offset(at), detail(what), code(c) {}
+
+  /**
+   * Sets the subject: the parts joined, copied, cut at `max_subject` bytes (on a UTF-8 boundary, ending
+   * "...").
+   * @return `*this`, to chain
+   */
+  constexpr error& about(std::string_view part, std::string_view part2 = {}, std::string_view part3 = {}) noexcept {
+    std::size_t n = 0;
+    bool cut = false;
+    for (std::string_view p : {part, part2, part3}) {
+      for (char c : p) {
+        if (n == max_subject) {
+          cut = true;
+          break;
+        }
+        subject_[n++] = c;
+      }
+    }
+    if (cut) {
+      n = max_subject - 3;
+      while (n > 0 && (static_cast<unsigned char>(subject_[n]) & 0xC0) == 0x80) --n;  // not inside a character
+      for (int k = 0; k < 3; ++k) subject_[n++] = '.';
+    }
+    subject_[n] = '\0';
+    subject_size_ = static_cast<std::uint8_t>(n);
+    return *this;
+  }
+  /**
+   * Sets the types of a `type_mismatch`.
+   * @param asked_for the type the caller asked for (a string literal)
+   * @param stored    the type the value has (a string literal)
+   * @return `*this`, to chain
+   */
+  constexpr error& types(const char* asked_for, const char* stored) noexcept {
+    expected = asked_for;
+    actual = stored;
+    return *this;
+  }
+  /**
+   * Sets the OS error number of an `io_error`.
+   * @return `*this`, to chain
+   */
+  constexpr error& os(std::int32_t number) noexcept {
+    os_code = number;
+    return *this;
+  }
 
   /// True when this is an error (`code != errc::success`).
   constexpr explicit operator bool() const noexcept { return code != errc::success; }
   /// `detail` when there is one, else `message(code)`.
   constexpr const char* what() const noexcept { return detail ? detail : message(code); }
+  /// True when `offset` is a byte offset in the input.
+  constexpr bool has_offset() const noexcept { return offset != no_offset; }
+  /// What the error is about (a key, a tensor name), or empty.
+  constexpr std::string_view subject() const noexcept { return {subject_, subject_size_}; }
   /// `e == errc::not_found`: compares the code only.
   friend constexpr bool operator==(const error& e, errc c) noexcept { return e.code == c; }
+
+ private:
+  std::uint8_t subject_size_ = 0;
+  char subject_[max_subject + 1] = {};
+  [[maybe_unused]] std::uint8_t reserved_[2] = {};  // no tail padding either
 };
+static_assert(sizeof(void*) != 8 || std::has_unique_object_representations_v<error>,
+              "error has no padding on 64-bit hosts (see the order of its members)");
 
 /**
- * The error as one line for logs and CLI tools: `what()`, then the offset for an actual error, as in
- * "general.alignment must be a non-zero power of two (at byte 123)".
+ * The error as one line for logs and CLI tools: `what()`, then the subject (quoted, control bytes
+ * escaped), the types of a mismatch, the OS's reason, and the byte offset when there is one.
+ * @return e.g. "no such metadata key: 'general.nmae'", or "success" for no error
  */
 inline std::string to_string(const error& e) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, " (at byte %llu)", static_cast<unsigned long long>(e.offset));
   std::string s = e.what();
-  if (e.code != errc::success) s += buf;
+  if (!e) return s;
+  const std::string_view subject = e.subject();
+  if (!subject.empty()) {
+    s += ": '";
+    for (char c : subject) {
+      const auto u = static_cast<unsigned char>(c);
+      if (u < 0x20 || u == 0x7F || c == '\'' || c == '\\') {
+        char esc[8];
+        std::snprintf(esc, sizeof esc, "\\x%02x", u);
+        s += esc;
+      } else {
+        s += c;
+      }
+    }
+    s += '\'';
+  }
+  if (e.expected && e.actual) {
+    if (e.code == errc::out_of_range) {  // a value that does not fit the type asked for
+      s += subject.empty() ? ": a " : ", a ";
+      s += e.actual;
+      s += ", does not fit in ";
+      s += e.expected;
+    } else {  // a value of another type than the one asked for
+      s += subject.empty() ? ": it is " : " is ";
+      s += e.actual;
+      s += ", not ";
+      s += e.expected;
+    }
+  }
+  if (e.os_code != 0) {
+    s += ": ";
+    s += std::system_category().message(e.os_code);
+  }
+  if (e.has_offset()) {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, " (at byte %llu)", static_cast<unsigned long long>(e.offset));
+    s += buf;
+  }
   return s;
 }
 
@@ -149,7 +271,7 @@ namespace detail {
 #if GGUF_EXCEPTIONS
   throw gguf_error(e);
 #else
-  std::fprintf(stderr, "gguf: unchecked error: %s\n", e.what());
+  std::fprintf(stderr, "gguf: unchecked error: %s\n", to_string(e).c_str());
   std::abort();
 #endif
 }
@@ -185,12 +307,15 @@ class [[nodiscard]] result {  // NOLINT(*-special-member-functions): operator=(r
   }
   /// An error. `error{}` (errc::success) names no failure: it becomes errc::unspecified, so a result
   /// without a value never reports success.
-  result(::gguf::error e) noexcept : ok_(false) {  // NOLINT(google-explicit-constructor)
-    storage_.err = e ? e : ::gguf::error{errc::unspecified, e.offset, nullptr};
+  result(const ::gguf::error& e) noexcept : ok_(false) {  // NOLINT(google-explicit-constructor)
+    storage_.err = e;
+    if (!e) storage_.err.code = errc::unspecified;
   }
-  /// An error built in place: `return {errc::not_found, 0, "no such key"};`.
-  result(errc c, std::uint64_t offset = 0, const char* what = nullptr) noexcept  // NOLINT
-      : result(::gguf::error{c, offset, what}) {}
+  // (NOLINT: implicit on purpose; and clang-tidy 14 misses that a delegating constructor initializes ok_.)
+  /// An error built in place, not about a byte: `return {errc::not_found, "no such key"};`.
+  result(errc c, const char* what = nullptr) noexcept : result(::gguf::error{c, what}) {}  // NOLINT
+  /// An error about the byte at `at` of the input.
+  result(errc c, std::uint64_t at, const char* what) noexcept : result(::gguf::error{c, at, what}) {}  // NOLINT
 
   /// Copies the value or the error.
   result(const result& o) : ok_(o.ok_) {
@@ -304,10 +429,11 @@ class [[nodiscard]] result<void> {
   /// Success.
   result() noexcept = default;
   /// `e`; unlike `result<T>`, `error{}` is a success here.
-  result(::gguf::error e) noexcept : err_(e) {}  // NOLINT
-  /// An error built in place, or success for `errc::success`.
-  result(errc c, std::uint64_t offset = 0, const char* what = nullptr) noexcept  // NOLINT
-      : err_{c, offset, what} {}
+  result(const ::gguf::error& e) noexcept : err_(e) {}  // NOLINT(google-explicit-constructor)
+  /// An error built in place, not about a byte, or success for `errc::success`.
+  result(errc c, const char* what = nullptr) noexcept : err_{c, what} {}  // NOLINT(google-explicit-constructor)
+  /// An error about the byte at `at` of the input.
+  result(errc c, std::uint64_t at, const char* what) noexcept : err_{c, at, what} {}
   /// True on success.
   bool has_value() const noexcept { return err_.code == errc::success; }
   /// `has_value()`.

@@ -1,6 +1,14 @@
 #ifndef GGUF_VERSION_HPP
 #define GGUF_VERSION_HPP
 
+// gguf is C++20. An older standard fails here, with one clear message, before anything else does: the
+// include of a header that does not exist stops the compiler (an #error alone would let it go on to
+// report every C++20 construct that follows).
+#if (defined(_MSVC_LANG) ? _MSVC_LANG : __cplusplus) < 202002L
+#error "gguf requires C++20: compile with -std=c++20 (MSVC: /std:c++20); the CMake target gguf::gguf asks for it"
+#include <gguf_requires_cxx20>  // (does not exist: stops here)
+#endif
+
 /**
  * @file
  * The library version, its versioned namespace, and the GGUF_EXCEPTIONS switch: 1 (the default when the

@@ -110,7 +110,7 @@ const dequant_fn* table(isa i) noexcept {
 isa choose() noexcept {
   if (const char* forced = std::getenv("GGUF_FORCE_ISA")) {
     for (isa i : all_isas) {
-      if (name(i) == std::string_view(forced) && table(i)) return i;
+      if (to_string(i) == std::string_view(forced) && table(i)) return i;
     }
   }
   return best();

@@ -3,6 +3,7 @@
 #   installed     find_package(gguf CONFIG) after `cmake --install`; gguf::dispatch from the shipped sources
 #   fetchcontent  FetchContent_Declare(gguf SOURCE_DIR ...): nothing but gguf::gguf, no flags added
 #   pkg-config    c++ $(pkg-config --cflags --libs gguf)
+#   examples      examples/CMakeLists.txt built on its own against the installed package
 # All must print the same checksum of the model's floats.
 # usage: tests/consumers/run.sh [WORK_DIR]
 set -euo pipefail
@@ -51,4 +52,10 @@ export PKG_CONFIG_PATH="$work/prefix/share/pkgconfig"
 # shellcheck disable=SC2046  # word splitting of pkg-config's output is intended
 c++ -std=c++20 -O2 $(pkg-config --cflags gguf) "$example" -o "$work/gguf-load-pc" $(pkg-config --libs gguf)
 check pkg-config "$work/gguf-load-pc"
+echo "-- the examples as a standalone project (examples/CMakeLists.txt against the installed package)"
+cmake -S "$root/examples" -B "$work/examples" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$work/prefix" \
+  -DCMAKE_CXX_FLAGS="-Wall -Wextra -Werror" > /dev/null
+cmake --build "$work/examples" > /dev/null
+check examples-standalone "$work/examples/gguf-load"
+"$work/examples/gguf-metadata" "$model" > /dev/null
 echo "all consumers agree"

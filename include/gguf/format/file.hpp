@@ -38,6 +38,12 @@ template <std::endian Order, class Count>
 class parser;
 }  // namespace detail
 
+class file;
+/// Its views point into the object: no `->` on a temporary `result<file>` (declared before any use of
+/// that result, which would instantiate the primary template).
+template <>
+inline constexpr bool hands_out_views<file> = true;
+
 /**
  * A parsed and validated GGUF file: header facts, metadata and tensor infos, all views into the
  * parsed bytes, which must outlive it (`gguf::open` returns a `mapped_gguf` that owns them). Cheap to
@@ -98,10 +104,6 @@ class file {
   std::vector<tensor_info> tensors_;
   detail::name_index by_name_;
 };
-
-/// Its views point into the object: no `->` on a temporary `result<file>`.
-template <>
-inline constexpr bool hands_out_views<file> = true;
 
 GGUF_END_NAMESPACE
 

@@ -135,8 +135,19 @@ constexpr const type_traits* find_type(std::uint32_t id) noexcept {
 /** The traits of a valid type (an enumerator; for ids from a file, `find_type`). */
 constexpr const type_traits& traits(ggml_type t) noexcept { return *find_type(static_cast<std::uint32_t>(t)); }
 
-/** ggml's name of a valid type ("q4_K"). */
-constexpr std::string_view name(ggml_type t) noexcept { return traits(t).name; }
+/**
+ * ggml's name of a type (`ggml_type_name`): "q4_K", "f16", ...; "invalid" for a value that is not a type.
+ * The view is of a string literal, so `.data()` is NUL-terminated.
+ */
+constexpr std::string_view to_string(ggml_type t) noexcept {
+  const type_traits* tt = find_type(static_cast<std::uint32_t>(t));
+  return tt ? tt->name : std::string_view{"invalid"};
+}
+
+/// The former name of `to_string(ggml_type)`.
+[[deprecated("use gguf::to_string(ggml_type)")]] constexpr std::string_view name(ggml_type t) noexcept {
+  return to_string(t);
+}
 
 /**
  * The type with ggml's name `n`.

@@ -68,7 +68,7 @@ class metadata_table {
    */
   result<value_view> value(std::string_view key) const noexcept {
     const metadata_entry* e = find(key);
-    if (!e) return {errc::not_found, 0, "no such metadata key"};
+    if (!e) return missing(key);
     return e->value;
   }
 
@@ -81,8 +81,8 @@ class metadata_table {
   template <class T>
   result<T> get(std::string_view key) const noexcept {
     const metadata_entry* e = find(key);
-    if (!e) return {errc::not_found, 0, "no such metadata key"};
-    return e->value.get<T>();
+    if (!e) return missing(key);
+    return named(e->value.get<T>(), e->key);
   }
 
   /**
@@ -95,8 +95,8 @@ class metadata_table {
   template <class T>
   result<T> get_integer(std::string_view key) const noexcept {
     const metadata_entry* e = find(key);
-    if (!e) return {errc::not_found, 0, "no such metadata key"};
-    return e->value.as_integer<T>();
+    if (!e) return missing(key);
+    return named(e->value.as_integer<T>(), e->key);
   }
 
   /** `general.architecture`, or an empty view when it is absent or not a string. */
@@ -124,13 +124,27 @@ class metadata_table {
   template <class T>
   result<T> get_arch(std::string_view name) const noexcept {
     const metadata_entry* e = arch_find(name);
-    if (!e) return {errc::not_found, 0, "no such architecture key"};
-    return e->value.get<T>();
+    if (e) return named(e->value.get<T>(), e->key);
+    const std::string_view arch = architecture();
+    if (arch.empty()) return error{errc::not_found, "no general.architecture to look up"}.about(name);
+    return missing(arch, ".", name);
   }
 
  private:
   template <std::endian, class>
   friend class detail::parser;
+
+  // The not_found error of a lookup, naming the key (joined from parts, without allocating).
+  static error missing(std::string_view key, std::string_view part2 = {}, std::string_view part3 = {}) noexcept {
+    return error{errc::not_found, "no such metadata key"}.about(key, part2, part3);
+  }
+  // A value's error, now naming the key it belongs to.
+  template <class T>
+  static result<T> named(result<T>&& r, std::string_view key) noexcept {
+    if (r) return std::move(r);
+    error e = r.error();
+    return e.about(key);
+  }
 
   // The parser appends the entries, then indexes them.
   void reserve(std::size_t n) { entries_.reserve(n); }

@@ -78,11 +78,11 @@ class parser {
       std::uint32_t type = 0;
       const std::size_t type_at = r_.position();
       if (!r_.read(type)) return error{errc::truncated, type_at, "file ends before a value type"};
-      if (!read_value(type, type_at, 0, e.value)) return err_;
+      if (!read_value(type, type_at, 0, e.value)) return err_.about(e.key);
       f.metadata_.push_back(e);
     }
     if (const metadata_entry* dup = f.metadata_.build_index()) {
-      return error{errc::duplicate_key, dup->offset, "metadata key appears twice"};
+      return error{errc::duplicate_key, dup->offset, "metadata key appears twice"}.about(dup->key);
     }
     if (const metadata_entry* a = f.metadata_.find("general.alignment")) {
       auto v = a->value.get<std::uint32_t>();
@@ -100,7 +100,7 @@ class parser {
     for (std::uint64_t i = 0; i < n_tensors; ++i) {
       info_at.push_back(r_.position());
       tensor_info t;
-      if (!read_tensor_info(t, f.alignment_)) return err_;
+      if (!read_tensor_info(t, f.alignment_)) return err_.about(t.name);
       f.tensors_.push_back(t);
     }
 
@@ -118,7 +118,8 @@ class parser {
     for (std::size_t i = 0; i < f.tensors_.size(); ++i) {
       tensor_info& t = f.tensors_[i];
       if (t.offset > data_size || t.n_bytes > data_size - t.offset) {
-        return error{errc::out_of_bounds, offset_field(i), "tensor data extends past the end of the file"};
+        return error{errc::out_of_bounds, offset_field(i), "tensor data extends past the end of the file"}.about(
+            t.name);
       }
       t.file_offset = data + t.offset;
       t.data = bytes_.subspan(static_cast<std::size_t>(t.file_offset), static_cast<std::size_t>(t.n_bytes));
@@ -127,7 +128,7 @@ class parser {
     // Names: a sorted index for lookup, which also finds duplicates.
     const std::size_t dup = f.by_name_.build(f.tensors_.size(), [&](std::size_t k) { return f.tensors_[k].name; });
     if (dup != detail::name_index::npos)
-      return error{errc::duplicate_tensor, info_at[dup], "tensor name appears twice"};
+      return error{errc::duplicate_tensor, info_at[dup], "tensor name appears twice"}.about(f.tensors_[dup].name);
 
     // Overlap. Offsets may come in any order and leave gaps (ggml wrongly insists on a packed,
     // ordered layout), but no byte may belong to two tensors. Files written in order skip the sort.
@@ -135,8 +136,8 @@ class parser {
     return f;
   }
 
-  bool fail(errc c, std::uint64_t at, const char* what) noexcept {
-    err_ = error{c, at, what};
+  bool fail(errc c, std::uint64_t at, const char* what, std::string_view subject = {}) noexcept {
+    err_ = error{c, at, what}.about(subject);
     return false;
   }
 
@@ -305,7 +306,7 @@ class parser {
       const tensor_info& t = ts[at(k)];
       if (t.n_bytes == 0) continue;
       if (t.offset < end)
-        return fail(errc::overlapping_tensors, offset_field(at(k)), "tensor data overlaps another tensor");
+        return fail(errc::overlapping_tensors, offset_field(at(k)), "tensor data overlaps another tensor", t.name);
       end = t.offset + t.n_bytes;
     }
     return true;

@@ -15,6 +15,56 @@ GGUF_BEGIN_NAMESPACE
 inline constexpr std::uint32_t max_dims = 4;
 
 /**
+ * A tensor's shape, outermost dimension first, as PyTorch and NumPy write it: GGUF stores dimensions
+ * innermost first (`ne`), so a `[out, in]` weight stored as `ne = {in, out}` has the shape `[out, in]`.
+ * A small value type: `rank()` dimensions, iterable, comparable, printed as "[32000, 4096]"
+ * (`to_string`, `operator<<` in `gguf/print.hpp`).
+ */
+class tensor_shape {
+ public:
+  /** Rank 0: no dimensions (a scalar; one element). */
+  constexpr tensor_shape() noexcept = default;
+  /**
+   * The shape of stored dimensions.
+   * @param ne the dimensions innermost first, as stored (at most `max_dims`; more are ignored)
+   */
+  constexpr explicit tensor_shape(std::span<const std::uint64_t> ne) noexcept
+      : rank_(static_cast<std::uint32_t>(ne.size() < max_dims ? ne.size() : max_dims)) {
+    for (std::uint32_t i = 0; i < rank_; ++i) dims_[i] = ne[rank_ - 1 - i];
+  }
+
+  /** The number of dimensions (`n_dims` as stored, 0 to 4). */
+  constexpr std::uint32_t rank() const noexcept { return rank_; }
+  /** `rank()`, for range algorithms. */
+  constexpr std::size_t size() const noexcept { return rank_; }
+  /** True for rank 0. */
+  constexpr bool empty() const noexcept { return rank_ == 0; }
+  /** Dimension `i`, outermost first; 1 for `rank() <= i < max_dims` (as ggml pads shapes). */
+  constexpr std::uint64_t operator[](std::size_t i) const noexcept { return i < max_dims ? dims_[i] : 1; }
+  /** The first dimension (the outermost). */
+  constexpr const std::uint64_t* begin() const& noexcept { return dims_.data(); }
+  /** Past the last of the `rank()` dimensions. */
+  constexpr const std::uint64_t* end() const& noexcept { return dims_.data() + rank_; }
+  // Iterators into a temporary would dangle (`t.shape().begin()`); `for (auto d : t.shape())` is fine.
+  const std::uint64_t* begin() const&& = delete;  ///< would dangle: keep the shape in a variable
+  const std::uint64_t* end() const&& = delete;    ///< would dangle: keep the shape in a variable
+  /** The product of the dimensions (1 for rank 0). The parser bounds it for every valid tensor. */
+  constexpr std::uint64_t n_elements() const noexcept {
+    std::uint64_t n = 1;
+    for (std::uint32_t i = 0; i < rank_; ++i) n *= dims_[i];
+    return n;
+  }
+  /** Same rank and dimensions. */
+  friend constexpr bool operator==(const tensor_shape& a, const tensor_shape& b) noexcept {
+    return a.rank_ == b.rank_ && a.dims_ == b.dims_;
+  }
+
+ private:
+  std::array<std::uint64_t, max_dims> dims_{1, 1, 1, 1};
+  std::uint32_t rank_ = 0;
+};
+
+/**
  * One tensor of the file, validated: its type is known, `ne[0]` is a multiple of the block size,
  * sizes do not overflow, and its data lies inside the file without overlapping another tensor's.
  */
@@ -38,13 +88,9 @@ struct tensor_info {
 
   /**
    * The shape outermost first, as PyTorch and NumPy write it: a `[out, in]` weight is stored as
-   * `ne = {in, out}`. Entries past `n_dims` are 1.
+   * `ne = {in, out}`; `n_dims` dimensions (`shape()[i]` is 1 past them).
    */
-  std::array<std::uint64_t, max_dims> shape() const noexcept {
-    std::array<std::uint64_t, max_dims> s{1, 1, 1, 1};
-    for (std::uint32_t i = 0; i < n_dims; ++i) s[i] = ne[n_dims - 1 - i];
-    return s;
-  }
+  tensor_shape shape() const noexcept { return tensor_shape(dims()); }
 
   /** Elements in one row (`ne[0]`). */
   std::uint64_t row_length() const noexcept { return ne[0]; }

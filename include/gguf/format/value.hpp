@@ -34,12 +34,21 @@ enum class value_type : std::uint32_t {
 /// One past the largest value type id (GGUF_TYPE_COUNT): ids from a file at or above it are invalid.
 inline constexpr std::uint32_t value_type_count = 13;
 
-/** The name ggml's tooling prints ("uint8", ..., "bool", "string", "array", "float64"). */
-constexpr std::string_view name(value_type t) noexcept {
+/**
+ * The type's name as ggml's tooling and the GGUF spec print it: "uint8", ..., "bool", "string",
+ * "array", "float64"; "invalid" for an id outside the enumeration. The view is of a string literal, so
+ * `.data()` is NUL-terminated.
+ */
+constexpr std::string_view to_string(value_type t) noexcept {
   constexpr std::string_view names[] = {"uint8", "int8",   "uint16", "int16",  "uint32", "int32",  "float32",
                                         "bool",  "string", "array",  "uint64", "int64",  "float64"};
   const auto i = static_cast<std::uint32_t>(t);
   return i < value_type_count ? names[i] : std::string_view{"invalid"};
+}
+
+/// The former name of `to_string(value_type)`.
+[[deprecated("use gguf::to_string(value_type)")]] constexpr std::string_view name(value_type t) noexcept {
+  return to_string(t);
 }
 
 /** Bytes of one value of a fixed-size type; 0 for string and array (and unknown ids). */
@@ -145,6 +154,18 @@ struct wire {
 };
 
 struct value_access;  // builds views: the parser's and iteration's way in
+
+/// The GGUF name of the integer type T ("int32", ...), for errors; a string literal.
+template <class T>
+constexpr const char* integer_name() noexcept {
+  constexpr bool s = std::is_signed_v<T>;
+  switch (sizeof(T)) {
+    case 1: return s ? "int8" : "uint8";
+    case 2: return s ? "int16" : "uint16";
+    case 4: return s ? "int32" : "uint32";
+    default: return s ? "int64" : "uint64";
+  }
+}
 
 }  // namespace detail
 
@@ -378,7 +399,7 @@ class array_view {
    */
   template <class T>
   result<typed_range<T>> as() const noexcept {
-    if (value_type_of<T>::value != item_type_) return {errc::type_mismatch, 0, "array item type differs"};
+    if (value_type_of<T>::value != item_type_) return item_mismatch(value_type_of<T>::value);
     return typed_range<T>(*this);
   }
 
@@ -390,8 +411,8 @@ class array_view {
    */
   template <class T>
   result<T> get(std::uint64_t i) const noexcept {
-    if (value_type_of<T>::value != item_type_) return {errc::type_mismatch, 0, "array item type differs"};
-    if (i >= count_) return {errc::out_of_range, 0, "array index out of range"};
+    if (value_type_of<T>::value != item_type_) return item_mismatch(value_type_of<T>::value);
+    if (i >= count_) return {errc::out_of_range, "array index past the last item"};
     if constexpr (gguf_scalar<T>) {
       return detail::decode_scalar<T>(data_ + i * sizeof(T), wire_.swap);
     } else {
@@ -411,10 +432,10 @@ class array_view {
   template <class T>
   result<std::span<const T>> as_span() const noexcept {
     static_assert(gguf_scalar<T>, "spans are for fixed-size numeric items");
-    if (value_type_of<T>::value != item_type_) return {errc::type_mismatch, 0, "array item type differs"};
-    if (sizeof(T) > 1 && wire_.swap) return {errc::type_mismatch, 0, "array is in the other byte order"};
+    if (value_type_of<T>::value != item_type_) return item_mismatch(value_type_of<T>::value);
+    if (sizeof(T) > 1 && wire_.swap) return {errc::type_mismatch, "array is in the other byte order (use as<T>())"};
     if (reinterpret_cast<std::uintptr_t>(data_) % alignof(T) != 0) {
-      return {errc::type_mismatch, 0, "array items are not aligned for a span"};
+      return {errc::type_mismatch, "array items are not aligned for a span (use as<T>())"};
     }
     // The bytes are a valid object representation of T[count] (bools were checked to be 0/1).
     return std::span<const T>(reinterpret_cast<const T*>(data_), static_cast<std::size_t>(count_));
@@ -422,6 +443,10 @@ class array_view {
 
  private:
   friend class value_view;
+  error item_mismatch(value_type asked_for) const noexcept {
+    return error{errc::type_mismatch, "array items have another type"}.types(to_string(asked_for).data(),
+                                                                             to_string(item_type_).data());
+  }
   // From an array value: `value_view::get<array_view>()` for users, and array iteration.
   constexpr explicit array_view(const value_view& v) noexcept
       : item_type_(v.item_type_), wire_(v.wire_), data_(v.data_), size_(v.size_), count_(v.count_) {}
@@ -436,7 +461,10 @@ class array_view {
 template <class T>
 result<T> value_view::get() const noexcept {
   constexpr value_type want = value_type_of<T>::value;
-  if (type_ != want) return {errc::type_mismatch, 0, "value has another type"};
+  if (type_ != want) {
+    return error{errc::type_mismatch, "metadata value has another type"}.types(to_string(want).data(),
+                                                                               to_string(type_).data());
+  }
   if constexpr (std::is_same_v<T, std::string_view>) {
     return std::string_view(reinterpret_cast<const char*>(data_), static_cast<std::size_t>(size_));
   } else if constexpr (std::is_same_v<T, array_view>) {
@@ -449,20 +477,18 @@ result<T> value_view::get() const noexcept {
 template <class T>
 result<T> value_view::as_integer() const noexcept {
   static_assert(std::is_integral_v<T> && !std::is_same_v<T, bool>);
-  auto fits = [](auto v) -> result<T> {
+  const auto too_big = [this] {
+    return error{errc::out_of_range, "integer does not fit the requested type"}.types(detail::integer_name<T>(),
+                                                                                      to_string(type_).data());
+  };
+  auto fits = [&](auto v) -> result<T> {
     using V = decltype(v);
     if constexpr (std::is_signed_v<V> == std::is_signed_v<T>) {
-      if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max()) {
-        return {errc::out_of_range, 0, "integer does not fit the requested type"};
-      }
+      if (v < std::numeric_limits<T>::min() || v > std::numeric_limits<T>::max()) return too_big();
     } else if constexpr (std::is_signed_v<V>) {  // signed -> unsigned
-      if (v < 0 || static_cast<std::make_unsigned_t<V>>(v) > std::numeric_limits<T>::max()) {
-        return {errc::out_of_range, 0, "integer does not fit the requested type"};
-      }
+      if (v < 0 || static_cast<std::make_unsigned_t<V>>(v) > std::numeric_limits<T>::max()) return too_big();
     } else {  // unsigned -> signed
-      if (v > static_cast<std::make_unsigned_t<T>>(std::numeric_limits<T>::max())) {
-        return {errc::out_of_range, 0, "integer does not fit the requested type"};
-      }
+      if (v > static_cast<std::make_unsigned_t<T>>(std::numeric_limits<T>::max())) return too_big();
     }
     return static_cast<T>(v);
   };
@@ -475,7 +501,9 @@ result<T> value_view::as_integer() const noexcept {
     case value_type::int32: return fits(detail::load<std::int32_t>(data_, wire_.swap));
     case value_type::uint64: return fits(detail::load<std::uint64_t>(data_, wire_.swap));
     case value_type::int64: return fits(detail::load<std::int64_t>(data_, wire_.swap));
-    default: return {errc::type_mismatch, 0, "value is not an integer"};
+    default:
+      return error{errc::type_mismatch, "metadata value is not an integer"}.types(detail::integer_name<T>(),
+                                                                                  to_string(type_).data());
   }
 }
 

@@ -2,7 +2,9 @@
 #define GGUF_PLATFORM_MAPPED_FILE_HPP
 
 #include <cstddef>
+#include <cerrno>
 #include <cstdint>
+#include <filesystem>
 #include <span>
 #include <utility>
 
@@ -24,6 +26,12 @@
 #endif
 
 GGUF_BEGIN_NAMESPACE
+
+class mapped_file;
+/// Its views point into the object: no `->` on a temporary `result<mapped_file>` (declared before any use of
+/// that result, which would instantiate the primary template).
+template <>
+inline constexpr bool hands_out_views<mapped_file> = true;
 
 /**
  * A whole file mapped read-only into memory (POSIX `mmap`, Windows `MapViewOfFile`), unmapped on
@@ -52,59 +60,64 @@ class mapped_file {
 
   /**
    * Map the whole file at `path` read-only. The file is closed at once: the mapping keeps it alive.
-   * @param path a file name, as the OS takes it (on Windows the narrow path goes to CreateFileA, so UTF-8
-   *             is not assumed)
-   * @return the mapping; `io_error` when the file cannot be opened, sized or mapped, is not a regular
-   *         file (POSIX), or does not fit the address space
+   * @param path a file name: a `std::filesystem::path`, or anything it converts from (`const char*`,
+   *             `std::string`, `std::string_view`); on Windows wide paths reach `CreateFileW` unchanged
+   * @return the mapping; `io_error` with the OS's reason (`error::os_code`) when the file cannot be
+   *         opened, sized or mapped, or it is not a regular file or does not fit the address space
    */
-  static result<mapped_file> open(const char* path) noexcept {
+  static result<mapped_file> open(const std::filesystem::path& path) noexcept {
     mapped_file m;
 #if defined(_WIN32)
-    HANDLE h = CreateFileA(path, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
+    HANDLE h = CreateFileW(path.c_str(), GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_DELETE, nullptr, OPEN_EXISTING,
                            FILE_ATTRIBUTE_NORMAL | FILE_FLAG_SEQUENTIAL_SCAN, nullptr);
-    if (h == INVALID_HANDLE_VALUE) return error{errc::io_error, 0, "cannot open file"};
+    if (h == INVALID_HANDLE_VALUE) return os_error("cannot open file", static_cast<int>(GetLastError()));
     LARGE_INTEGER size;
     if (!GetFileSizeEx(h, &size)) {
+      const auto code = static_cast<int>(GetLastError());
       CloseHandle(h);
-      return error{errc::io_error, 0, "cannot get the file size"};
+      return os_error("cannot get the file size", code);
     }
     if (size.QuadPart > 0) {
       if (static_cast<unsigned long long>(size.QuadPart) > static_cast<unsigned long long>(SIZE_MAX)) {
         CloseHandle(h);
-        return error{errc::io_error, 0, "file too large for the address space"};
+        return error{errc::io_error, "file too large for the address space"};
       }
-      HANDLE mapping = CreateFileMappingA(h, nullptr, PAGE_READONLY, 0, 0, nullptr);
+      HANDLE mapping = CreateFileMappingW(h, nullptr, PAGE_READONLY, 0, 0, nullptr);
+      const auto code = static_cast<int>(GetLastError());
       CloseHandle(h);
-      if (!mapping) return error{errc::io_error, 0, "cannot create a file mapping"};
+      if (!mapping) return os_error("cannot create a file mapping", code);
       void* p = MapViewOfFile(mapping, FILE_MAP_READ, 0, 0, 0);
+      const auto map_code = static_cast<int>(GetLastError());
       CloseHandle(mapping);  // the view keeps the mapping alive
-      if (!p) return error{errc::io_error, 0, "cannot map the file"};
+      if (!p) return os_error("cannot map the file", map_code);
       m.data_ = static_cast<const std::byte*>(p);
       m.size_ = static_cast<std::size_t>(size.QuadPart);
     } else {
       CloseHandle(h);
     }
 #else
-    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return error{errc::io_error, 0, "cannot open file"};
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return os_error("cannot open file", errno);
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
+      const int code = errno;
       ::close(fd);
-      return error{errc::io_error, 0, "cannot get the file size"};
+      return os_error("cannot get the file size", code);
     }
     if (!S_ISREG(st.st_mode)) {
       ::close(fd);
-      return error{errc::io_error, 0, "not a regular file"};
+      return os_error("cannot map the file", S_ISDIR(st.st_mode) ? EISDIR : ENODEV);
     }
     if (st.st_size > 0) {
       if (static_cast<unsigned long long>(st.st_size) > static_cast<unsigned long long>(SIZE_MAX)) {
         ::close(fd);
-        return error{errc::io_error, 0, "file too large for the address space"};
+        return error{errc::io_error, "file too large for the address space"};
       }
       const auto size = static_cast<std::size_t>(st.st_size);
       void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+      const int code = errno;
       ::close(fd);  // the mapping keeps the file alive
-      if (p == MAP_FAILED) return error{errc::io_error, 0, "cannot map the file"};
+      if (p == MAP_FAILED) return os_error("cannot map the file", code);
       m.data_ = static_cast<const std::byte*>(p);
       m.size_ = size;
     } else {
@@ -154,6 +167,8 @@ class mapped_file {
   }
 
  private:
+  static error os_error(const char* what, int code) noexcept { return error{errc::io_error, what}.os(code); }
+
   void unmap() noexcept {
     if (!data_) return;
 #if defined(_WIN32)
@@ -168,10 +183,6 @@ class mapped_file {
   const std::byte* data_ = nullptr;
   std::size_t size_ = 0;
 };
-
-/// Its views point into the object: no `->` on a temporary `result<mapped_file>`.
-template <>
-inline constexpr bool hands_out_views<mapped_file> = true;
 
 GGUF_END_NAMESPACE
 

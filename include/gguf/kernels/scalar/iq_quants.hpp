@@ -34,7 +34,7 @@ constexpr std::uint64_t join_rows(std::uint32_t lo, std::uint32_t hi) noexcept {
 /// (ggml multiplies by -1.f rather than negating; that is the same bits).
 inline void put_signed8(float* y, float db, std::uint64_t row, std::uint8_t signs) noexcept {
   for (int j = 0; j < 8; ++j) {
-    const float s = (signs & tables::kmask_iq2xs[j]) ? -1.0f : 1.0f;
+    const float s = (signs & tables::kmask_iq2xs[static_cast<std::size_t>(j)]) ? -1.0f : 1.0f;
     y[j] = db * static_cast<float>(grid_byte(row, j)) * s;
   }
 }

@@ -39,8 +39,9 @@ inline scale_min k4(const std::byte* scales, int j) noexcept {
     m = load_le<std::uint8_t>(scales + j + 4) & 63;
   } else {
     const unsigned lo = load_le<std::uint8_t>(scales + j + 4);
-    sc = (lo & 0x0F) | ((load_le<std::uint8_t>(scales + j - 4) >> 6) << 4);
-    m = (lo >> 4) | ((load_le<std::uint8_t>(scales + j) >> 6) << 4);
+    const unsigned sc_hi = load_le<std::uint8_t>(scales + j - 4), m_hi = load_le<std::uint8_t>(scales + j);
+    sc = (lo & 0x0Fu) | ((sc_hi >> 6) << 4);
+    m = (lo >> 4) | ((m_hi >> 6) << 4);
   }
   return {static_cast<std::uint8_t>(sc), static_cast<std::uint8_t>(m)};
 }

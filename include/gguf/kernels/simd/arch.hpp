@@ -9,6 +9,26 @@
 
 #include "gguf/kernels/isa.hpp"
 
+/**
+ * @def GGUF_SIMD_DIAGNOSTICS_PUSH
+ * Opens a region of SIMD kernel code in which GCC before 13 does not report the false
+ * `-W(maybe-)uninitialized` warnings of its own AVX-512 headers: they build their "undefined" vectors
+ * as `__m512 __Y = __Y;`, which `-Wall` flags wherever such an intrinsic is inlined (GCC bug 105593,
+ * fixed in GCC 13), so a user's `-Wall -Werror -march=native` build would fail on gguf's headers. Only
+ * these two warnings, only in kernel code, only on those compilers.
+ * @def GGUF_SIMD_DIAGNOSTICS_POP
+ * Closes the region GGUF_SIMD_DIAGNOSTICS_PUSH opened.
+ */
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#define GGUF_SIMD_DIAGNOSTICS_PUSH                                                           \
+  _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"") \
+      _Pragma("GCC diagnostic ignored \"-Wuninitialized\"")
+#define GGUF_SIMD_DIAGNOSTICS_POP _Pragma("GCC diagnostic pop")
+#else
+#define GGUF_SIMD_DIAGNOSTICS_PUSH
+#define GGUF_SIMD_DIAGNOSTICS_POP
+#endif
+
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::simd {
 

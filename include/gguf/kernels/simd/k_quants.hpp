@@ -12,6 +12,7 @@
 #include "gguf/kernels/barriers.hpp"
 #include "gguf/kernels/simd/ops.hpp"
 
+GGUF_SIMD_DIAGNOSTICS_PUSH
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::simd {
 
@@ -216,10 +217,11 @@ void dequant_q2_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
           // per sub-block (grouping 2 costs more index work than it saves).
           constexpr int G = lut_bits<A> >= 4 ? 4 : 1, gb = G == 4 ? 2 : 0;
           const fbatch<A> q = lane_map<A>([](int i) { return static_cast<float>((i >> gb) & 3); });
+          constexpr auto group = static_cast<std::size_t>(G);
           const auto table = [&](int k) {
-            return xsimd::fma(q, repeat<A, G>(t + G * k), repeat<A, G>(t + 16 + G * k));
+            return xsimd::fma(q, repeat<A, group>(t + G * k), repeat<A, group>(t + 16 + G * k));
           };
-          fbatch<A> tab[G > 1 ? 16 / G : 1];
+          fbatch<A> tab[group > 1 ? 16 / group : 1];
           if constexpr (G > 1) {
             for (int k = 0; k < 16 / G; ++k) tab[k] = table(k);
           }
@@ -431,5 +433,6 @@ void dequant_q8_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
 
 }  // namespace kernels::simd
 GGUF_KERNELS_END_NAMESPACE
+GGUF_SIMD_DIAGNOSTICS_POP
 
 #endif  // GGUF_KERNELS_SIMD_K_QUANTS_HPP

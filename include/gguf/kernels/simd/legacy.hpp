@@ -8,6 +8,7 @@
 #include "gguf/format/blocks.hpp"
 #include "gguf/kernels/simd/ops.hpp"
 
+GGUF_SIMD_DIAGNOSTICS_PUSH
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::simd {
 
@@ -97,5 +98,6 @@ void dequant_q8_1(const std::byte* src, float* dst, std::size_t nb) noexcept {
 
 }  // namespace kernels::simd
 GGUF_KERNELS_END_NAMESPACE
+GGUF_SIMD_DIAGNOSTICS_POP
 
 #endif  // GGUF_KERNELS_SIMD_LEGACY_HPP

@@ -12,6 +12,7 @@
 #include "gguf/kernels/simd/ops.hpp"
 #include "gguf/kernels/tables.hpp"
 
+GGUF_SIMD_DIAGNOSTICS_PUSH
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::simd {
 
@@ -159,5 +160,6 @@ void dequant_mxfp4(const std::byte* src, float* dst, std::size_t nb) noexcept {
 
 }  // namespace kernels::simd
 GGUF_KERNELS_END_NAMESPACE
+GGUF_SIMD_DIAGNOSTICS_POP
 
 #endif  // GGUF_KERNELS_SIMD_NONLINEAR_HPP

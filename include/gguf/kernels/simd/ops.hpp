@@ -21,6 +21,7 @@
 #include <arm_neon.h>
 #endif
 
+GGUF_SIMD_DIAGNOSTICS_PUSH
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::simd {
 
@@ -631,5 +632,6 @@ inline void unroll(F&& f) noexcept {
 
 }  // namespace kernels::simd
 GGUF_KERNELS_END_NAMESPACE
+GGUF_SIMD_DIAGNOSTICS_POP
 
 #endif  // GGUF_KERNELS_SIMD_OPS_HPP

@@ -8,6 +8,7 @@
 #include "gguf/kernels/float_formats.hpp"
 #include "gguf/kernels/simd/ops.hpp"
 
+GGUF_SIMD_DIAGNOSTICS_PUSH
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::simd {
 
@@ -122,5 +123,6 @@ void dequant_bf16(const std::byte* src, float* dst, std::size_t n) noexcept {
 
 }  // namespace kernels::simd
 GGUF_KERNELS_END_NAMESPACE
+GGUF_SIMD_DIAGNOSTICS_POP
 
 #endif  // GGUF_KERNELS_SIMD_PLAIN_HPP

@@ -8,6 +8,7 @@
 #include "gguf/format/blocks.hpp"
 #include "gguf/kernels/simd/ops.hpp"
 
+GGUF_SIMD_DIAGNOSTICS_PUSH
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::simd {
 
@@ -79,5 +80,6 @@ void dequant_tq2_0(const std::byte* src, float* dst, std::size_t nb) noexcept {
 
 }  // namespace kernels::simd
 GGUF_KERNELS_END_NAMESPACE
+GGUF_SIMD_DIAGNOSTICS_POP
 
 #endif  // GGUF_KERNELS_SIMD_TERNARY_HPP

@@ -1,0 +1,182 @@
+// The command-line layer every gguf tool shares: --help, --version, `--` ending the options, usage
+// errors (exit 2), one `error:` line for bad input (exit 1) with the likely cause of a damaged file, and
+// a binary standard output.
+#ifndef GGUF_EXAMPLES_CLI_HPP
+#define GGUF_EXAMPLES_CLI_HPP
+
+#include <gguf/gguf.hpp>
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#if defined(_WIN32)
+#include <fcntl.h>
+#include <io.h>
+#endif
+
+namespace cli {
+
+/** What a tool says about itself. */
+struct tool {
+  const char* name;      ///< "gguf-dump"
+  const char* synopsis;  ///< "gguf-dump [--json] FILE": the usage line without "usage: "
+  const char* help;      ///< what it does, its output, options and exit codes (printed by --help)
+};
+
+/** An option the tool accepts: "--json" (a flag) or "--to" (takes a value: "--to f16" or "--to=f16"). */
+struct option {
+  std::string_view name;
+  bool takes_value = false;
+};
+
+/** The parsed command line. */
+struct args {
+  /// The operands, in order (everything that is not an option, and everything after `--`).
+  std::vector<std::string> positional;
+
+  /// The options given, in order: name, value ("" for a flag).
+  std::vector<std::pair<std::string, std::string>> given;
+
+  /// True when the flag or option was given.
+  bool has(std::string_view name) const {
+    for (const auto& [k, v] : given) {
+      if (k == name) return true;
+    }
+    return false;
+  }
+  /// The last value of an option, or `fallback`.
+  std::string value(std::string_view name, std::string fallback = {}) const {
+    std::string out = std::move(fallback);
+    for (const auto& [k, v] : given) {
+      if (k == name) out = v;
+    }
+    return out;
+  }
+  /// Every value of a repeatable option, in order.
+  std::vector<std::string> values(std::string_view name) const {
+    std::vector<std::string> out;
+    for (const auto& [k, v] : given) {
+      if (k == name) out.push_back(v);
+    }
+    return out;
+  }
+};
+
+/** `args`, or the exit code the tool should return now (--help, --version, a usage error). */
+struct parse_result {
+  std::optional<int> exit;  ///< set: return this from main
+  cli::args args;           ///< the command line, when `exit` is not set
+};
+
+/** Prints the usage line (and a hint) to stderr for a usage error; returns 2. */
+inline int usage_error(const tool& t, const std::string& problem) {
+  std::fprintf(stderr, "%s: %s\nusage: %s\n(%s --help for more)\n", t.name, problem.c_str(), t.synopsis, t.name);
+  return 2;
+}
+
+/**
+ * Parses argv: `--help`/`-h` prints the usage and help (exit 0), `--version` the tool's and library's
+ * version (exit 0); `--` ends the options; an unknown option, a missing option value or a wrong number of
+ * operands is a usage error (exit 2).
+ */
+inline parse_result parse(int argc, char** argv, const tool& t, std::initializer_list<option> options,
+                          std::size_t min_operands, std::size_t max_operands) {
+  parse_result r;
+  bool options_done = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (options_done || a.size() < 2 || a[0] != '-') {  // "-" alone is an operand (standard input/output)
+      r.args.positional.emplace_back(a);
+      continue;
+    }
+    if (a == "--") {
+      options_done = true;
+    } else if (a == "-h" || a == "--help") {
+      std::printf("usage: %s\n\n%s", t.synopsis, t.help);
+      r.exit = 0;
+      return r;
+    } else if (a == "--version") {
+      std::printf("%s %d.%d.%d (gguf library %d.%d.%d)\n", t.name, GGUF_VERSION_MAJOR, GGUF_VERSION_MINOR,
+                  GGUF_VERSION_PATCH, GGUF_VERSION_MAJOR, GGUF_VERSION_MINOR, GGUF_VERSION_PATCH);
+      r.exit = 0;
+      return r;
+    } else {
+      const std::size_t eq = a.find('=');
+      const std::string_view name = a.substr(0, eq);
+      const option* o = nullptr;
+      for (const option& candidate : options) {
+        if (candidate.name == name) o = &candidate;
+      }
+      if (!o) {
+        r.exit = usage_error(t, "unknown option '" + std::string(a) + "'");
+        return r;
+      }
+      std::string value;
+      if (o->takes_value) {
+        if (eq != std::string_view::npos) {
+          value = a.substr(eq + 1);
+        } else if (i + 1 < argc) {
+          value = argv[++i];
+        } else {
+          r.exit = usage_error(t, "option " + std::string(name) + " needs a value");
+          return r;
+        }
+      } else if (eq != std::string_view::npos) {
+        r.exit = usage_error(t, "option " + std::string(name) + " takes no value");
+        return r;
+      }
+      r.args.given.emplace_back(std::string(name), std::move(value));
+    }
+  }
+  const std::size_t n = r.args.positional.size();
+  if (n < min_operands || n > max_operands) {
+    r.exit = usage_error(t, n < min_operands ? "missing operands" : "too many operands");
+  }
+  return r;
+}
+
+#if defined(__GNUC__)
+#define GGUF_CLI_PRINTF_LIKE __attribute__((format(printf, 1, 2)))
+#else
+#define GGUF_CLI_PRINTF_LIKE
+#endif
+
+/** One `error:` line on stderr (printf-style); returns 1, the exit code for bad input. */
+GGUF_CLI_PRINTF_LIKE inline int fail(const char* format, ...) {
+  std::va_list args;
+  va_start(args, format);
+  std::fputs("error: ", stderr);
+  std::vfprintf(stderr, format, args);
+  std::fputc('\n', stderr);
+  va_end(args);
+  return 1;
+}
+
+/** Opens and parses a model; on failure prints the `error:` line with the likely cause of the damage. */
+inline std::optional<gguf::mapped_gguf> open(const std::string& path) {
+  auto g = gguf::open(path);
+  if (!g) {
+    fail("%s: %s", path.c_str(), gguf::explain(path, g.error()).c_str());
+    return std::nullopt;
+  }
+  return std::move(*g);
+}
+
+/** Bytes out as written: Windows' text mode would turn every LF of JSON or float data into CR LF. */
+inline void binary_stdout() {
+#if defined(_WIN32)
+  _setmode(_fileno(stdout), _O_BINARY);
+#endif
+}
+
+}  // namespace cli
+
+#endif  // GGUF_EXAMPLES_CLI_HPP

@@ -1,0 +1,97 @@
+// A consumer that instantiates as much of gguf's public API as it can, built by run.sh with the
+// strictest warning set users apply to their own code (-Wall -Wextra -Wpedantic -Wconversion
+// -Wsign-conversion -Wshadow -Werror), with gcc and clang, with and without -march=native: the headers
+// must not leak a single warning into a user's build. (Compiled, not run.)
+#include <gguf/gguf.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <iostream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+template <class T>
+void scalar_reads(const gguf::metadata_table& m, const gguf::value_view& v, const gguf::array_view& a) {
+  (void)m.get<T>("k");
+  (void)m.get_arch<T>("k");
+  (void)v.get<T>();
+  (void)a.get<T>(0);
+  if (const auto items = a.as<T>()) {
+    for (T x : *items) (void)x;
+  }
+  if constexpr (gguf::gguf_scalar<T>) (void)a.as_span<T>();
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    (void)m.get_integer<T>("k");
+    (void)v.as_integer<T>();
+  }
+}
+
+int use_everything(const char* path) {
+  const auto model = gguf::open(path);
+  if (!model) {
+    std::cerr << gguf::explain(path, model.error()) << '\n' << model.error() << '\n';
+    return 1;
+  }
+  const gguf::metadata_table& m = model->metadata();
+  for (const gguf::metadata_entry& e : m) {
+    std::cout << e.key << ' ' << e.value.type() << ' ' << e.value << ' ' << gguf::to_string(e.value, 3) << '\n';
+    if (e.value.is_array()) {
+      const gguf::array_view a = *e.value.get<gguf::array_view>();
+      for (const gguf::value_view item : a) (void)item;
+      scalar_reads<std::uint8_t>(m, e.value, a);
+      scalar_reads<std::int8_t>(m, e.value, a);
+      scalar_reads<std::uint16_t>(m, e.value, a);
+      scalar_reads<std::int16_t>(m, e.value, a);
+      scalar_reads<std::uint32_t>(m, e.value, a);
+      scalar_reads<std::int32_t>(m, e.value, a);
+      scalar_reads<std::uint64_t>(m, e.value, a);
+      scalar_reads<std::int64_t>(m, e.value, a);
+      scalar_reads<float>(m, e.value, a);
+      scalar_reads<double>(m, e.value, a);
+      scalar_reads<bool>(m, e.value, a);
+      scalar_reads<std::string_view>(m, e.value, a);
+      scalar_reads<gguf::array_view>(m, e.value, a);
+    }
+  }
+  (void)m.architecture();
+  (void)m.arch_find("context_length");
+  (void)m.value("general.name");
+
+  for (const gguf::tensor_info& t : model->tensors()) {
+    std::cout << t << ' ' << t.shape() << ' ' << gguf::to_string(t.type) << '\n';
+    for (std::uint64_t d : t.shape()) (void)d;
+    std::vector<float> x(static_cast<std::size_t>(t.n_elements));
+    if (!gguf::dequantize(t, x)) return 1;
+    if (!gguf::dequantize_parallel(t, x, 2)) return 1;
+    if (t.n_rows() > 0 && !gguf::dequantize_rows(t, 0, 1, std::span<float>(x).first(t.row_length()))) return 1;
+  }
+  // Every kernel, through the tables: instantiates every SIMD kernel of this translation unit's ISA.
+  std::array<float, 256> out{};
+  const std::array<std::byte, 292> block{};
+  for (const gguf::type_traits& tt : gguf::ggml_types) {
+    gguf::kernels::best_kernel(tt.type)(block.data(), out.data(), 1);
+    gguf::kernels::scalar_kernel(tt.type)(block.data(), out.data(), 1);
+    (void)gguf::dequantize(tt.type, std::span<const std::byte>(block).first(tt.type_size),
+                           std::span<float>(out).first(tt.block_size));
+  }
+  // Parsing bytes, diagnosis, printing.
+  const std::vector<std::byte> bytes(64);
+  const auto f = gguf::parse(bytes);
+  if (!f) {
+    const gguf::diagnosis d = gguf::diagnose(bytes, f.error());
+    std::cout << gguf::explain(bytes, f.error()) << static_cast<int>(d.kind) << f.error().code << '\n';
+  }
+  gguf::error e{gguf::errc::not_found, "x"};
+  e.about("a", "b", "c").types("int32", "uint32").os(2);
+  std::cout << e << gguf::to_string(e) << gguf::value_type::string << '\n';
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) { return argc > 1 ? use_everything(argv[1]) : 0; }

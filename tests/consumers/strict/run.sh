@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Compiles tests/consumers/strict/everything.cpp with the strictest warnings users apply to their own
+# code, as errors, with gcc and clang, with and without -march=native (and the runtime-dispatch TUs
+# with -Wall -Wextra): gguf's headers must not leak a warning into a user's build.
+# usage: tests/consumers/strict/run.sh [COMPILER...]   (default: g++ clang++)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+strict=(-std=c++20 -O2 -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wshadow -Werror)
+compilers=("$@")
+[[ ${#compilers[@]} -gt 0 ]] || compilers=(g++ clang++)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+for cxx in "${compilers[@]}"; do
+  command -v "$cxx" > /dev/null || { echo "$cxx: not installed"; exit 1; }
+  for arch in "" "-march=native"; do
+    echo "$cxx ${strict[*]} $arch"
+    "$cxx" "${strict[@]}" $arch -I"$root/include" -c "$root/tests/consumers/strict/everything.cpp" -o "$out/a.o"
+  done
+  # The dispatch library's translation units, as a user's project builds them (gguf_add_dispatch_library).
+  for isa in "avx2:-mavx2 -mfma -mf16c -mbmi -mbmi2" \
+             "avx512bw:-mavx512f -mavx512cd -mavx512bw -mavx512dq -mavx512vl -mavx2 -mfma -mf16c -mbmi -mbmi2"; do
+    name=${isa%%:*}
+    sed "s/@GGUF_ISA@/$name/g; s/@GGUF_ISA_FLAGS_TEXT@/${isa#*:}/g" "$root/src/dispatch/isa_table.cpp.in" > "$out/isa_$name.cpp"
+    echo "$cxx ${strict[*]} dispatch $name"
+    # shellcheck disable=SC2086  # the flags are words
+    "$cxx" "${strict[@]}" ${isa#*:} -I"$root/include" -c "$out/isa_$name.cpp" -o "$out/isa.o"
+  done
+  "$cxx" "${strict[@]}" -DGGUF_DISPATCH_X86 -DGGUF_DISPATCH_AVX2 -DGGUF_DISPATCH_AVX512BW -I"$root/include" \
+    -c "$root/src/dispatch/select.cpp" -o "$out/select.o"
+done
+echo "no warnings"
