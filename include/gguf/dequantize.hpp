@@ -2,9 +2,12 @@
 #define GGUF_DEQUANTIZE_HPP
 
 #include <cstddef>
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <span>
 
+#include "gguf/format/byte_order.hpp"
 #include "gguf/format/tensor_info.hpp"
 #include "gguf/result.hpp"
 
@@ -33,16 +36,19 @@
 GGUF_DEQUANT_BEGIN_NAMESPACE
 
 /**
- * Dequantize `out.size()` weights of type `type` from the blocks in `src` (the raw form, for callers
- * who hold blocks themselves). `out.size()` must be a whole number of blocks and `src` must hold
- * exactly those blocks. Bit-exact with ggml's reference dequantizers.
- * @param type the blocks' type
- * @param src  the blocks, little-endian, any alignment
- * @param out  one float per weight
- * @return success; `bad_tensor_type` for an id outside `ggml_types`, `size_mismatch` when the sizes
- *         disagree (then `out` is left alone)
+ * Dequantize `out.size()` weights of type `type` from the blocks in `src` (the raw form, for callers who
+ * hold blocks themselves). Bit-exact with ggml's reference dequantizers.
+ * @param type  the blocks' type
+ * @param src   exactly `out.size() / block_size` blocks
+ * @param out   the floats; a whole number of blocks
+ * @param order the byte order of the blocks: little (GGUF's usual), or big, as in a big-endian file
+ *              (its multi-byte fields are swapped on the way, a chunk at a time through a small buffer
+ *              on the stack; see gguf/format/byte_order.hpp)
+ * @return nothing; `bad_tensor_type` for a value that is not a type, `size_mismatch` when `out` is not a
+ *         whole number of blocks or `src` does not hold exactly those blocks
  */
-inline result<void> dequantize(ggml_type type, std::span<const std::byte> src, std::span<float> out) noexcept {
+inline result<void> dequantize(ggml_type type, std::span<const std::byte> src, std::span<float> out,
+                               std::endian order = std::endian::little) noexcept {
   const type_traits* t = find_type(static_cast<std::uint32_t>(type));
   if (!t) return {errc::bad_tensor_type, "unknown tensor type"};
   if (out.size() % t->block_size != 0) return {errc::size_mismatch, "output is not a whole number of blocks"};
@@ -56,32 +62,43 @@ inline result<void> dequantize(ggml_type type, std::span<const std::byte> src, s
 #else
   const dequant_fn kernel = kernels::best_kernel(type);
 #endif
-  kernel(src.data(), out.data(), blocks);
+  if (order == std::endian::little || block_fields(type).empty()) {
+    kernel(src.data(), out.data(), blocks);
+    return {};
+  }
+  // Big-endian blocks: made little-endian a chunk at a time, then the same kernel.
+  alignas(64) std::byte chunk[16384];
+  const std::size_t per_chunk = sizeof chunk / t->type_size;
+  for (std::size_t i = 0; i < blocks; i += per_chunk) {
+    const std::size_t n = blocks - i < per_chunk ? blocks - i : per_chunk;
+    std::memcpy(chunk, src.data() + i * t->type_size, n * t->type_size);
+    swap_blocks(type, std::span<std::byte>(chunk, n * t->type_size));
+    kernel(chunk, out.data() + i * t->block_size, n);
+  }
   return {};
 }
 
 /**
- * Dequantize a whole tensor.
- * @param t   a tensor of a parsed file, whose `data` is still alive
- * @param out `t.n_elements` floats, in the tensor's order (`ne[0]` fastest)
- * @return success, or `size_mismatch` when `out.size() != t.n_elements`
+ * Dequantize a whole tensor, in the byte order of its file.
+ * @param t   the tensor
+ * @param out `t.n_elements` floats, in storage order (`ne[0]` fastest)
+ * @return nothing; `size_mismatch` (naming the tensor) when `out` has another size
  */
 inline result<void> dequantize(const tensor_info& t, std::span<float> out) noexcept {
   if (out.size() != t.n_elements) {
     return error{errc::size_mismatch, "output size differs from the element count"}.about(t.name);
   }
-  return dequantize(t.type, t.data, out);
+  return dequantize(t.type, t.data, out, t.byte_order);
 }
 
 /**
- * Dequantize `n_rows` consecutive rows of a tensor, from row `first_row` on (a row is `ne[0]` weights;
- * rows run over ne[1], then ne[2], then ne[3]): an embedding lookup, or a big tensor streamed in chunks.
- * @param t         a tensor of a parsed file, whose `data` is still alive
+ * Dequantize rows `first_row` to `first_row + n_rows - 1` of a tensor (a row is `ne[0]` weights; rows
+ * run over ne[1], then ne[2], then ne[3]): an embedding lookup, or a big tensor streamed in chunks.
+ * @param t         the tensor
  * @param first_row the first row, from 0
- * @param n_rows    the number of rows
- * @param out       `n_rows * ne[0]` floats
- * @return success; `out_of_range` when the rows are not all in the tensor (`first_row + n_rows` above
- *         `t.n_rows()`), `size_mismatch` when `out` has another size
+ * @param n_rows    how many rows
+ * @param out       exactly `n_rows * ne[0]` floats
+ * @return nothing; `out_of_range` for rows outside the tensor, `size_mismatch` for another `out` size
  */
 inline result<void> dequantize_rows(const tensor_info& t, std::uint64_t first_row, std::uint64_t n_rows,
                                     std::span<float> out) noexcept {
@@ -96,7 +113,7 @@ inline result<void> dequantize_rows(const tensor_info& t, std::uint64_t first_ro
   return dequantize(
       t.type,
       t.data.subspan(static_cast<std::size_t>(first_row * row_bytes), static_cast<std::size_t>(n_rows * row_bytes)),
-      out);
+      out, t.byte_order);
 }
 
 GGUF_DEQUANT_END_NAMESPACE

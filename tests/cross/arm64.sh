@@ -19,7 +19,7 @@ flags=(-std=c++20 -O2 -static -Wall -Wextra -Wpedantic -Werror -Wno-restrict
 cd "$root/tests"
 echo "building gguf-tests for arm64"
 "$cxx" "${flags[@]}" test_main.cpp test_format.cpp test_validation.cpp test_allocation.cpp test_real_files.cpp \
-  test_json.cpp test_mapped_file.cpp test_dequant.cpp test_damaged_files.cpp test_errors.cpp test_print.cpp \
+  test_json.cpp test_mapped_file.cpp test_dequant.cpp test_damaged_files.cpp test_errors.cpp test_print.cpp test_writer.cpp test_save.cpp \
   -o "$out/gguf-tests" &
 echo "building gguf-simd-tests for arm64"
 "$cxx" "${flags[@]}" -DGGUF_RUNTIME_DISPATCH=1 -DGGUF_DISPATCH_NEON64 test_main.cpp test_simd.cpp \

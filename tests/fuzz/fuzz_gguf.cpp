@@ -222,7 +222,11 @@ void dequantize_tensor(const gguf::tensor_info& t, std::uint64_t& budget) {
     const std::uint64_t rows = std::min<std::uint64_t>(t.n_rows(), chunk_weights / t.ne[0]);
     const std::size_t nw = static_cast<std::size_t>(rows * t.ne[0]);
     FUZZ_CHECK(gguf::dequantize_rows(t, 0, rows, std::span(candidate, nw)));
-    gguf::kernels::scalar_kernel(t.type)(t.data.data(), reference, nw / tt.block_size);
+    // The reference reads little-endian blocks: a big-endian file's are swapped first (byte_order.hpp).
+    std::vector<std::byte> le(t.data.begin(),
+                              t.data.begin() + static_cast<std::ptrdiff_t>(nw / tt.block_size * tt.type_size));
+    if (t.byte_order == std::endian::big) gguf::swap_blocks(t.type, le);
+    gguf::kernels::scalar_kernel(t.type)(le.data(), reference, nw / tt.block_size);
     FUZZ_CHECK(same_bits(reference, candidate, nw));
     FUZZ_CHECK(!gguf::dequantize_rows(t, t.n_rows(), 1, std::span(candidate, static_cast<std::size_t>(t.ne[0]))));
   }
@@ -241,6 +245,50 @@ void check_tensors(const gguf::file& f) {
     for (std::uint32_t d = 0; d < t.n_dims; ++d) FUZZ_CHECK(shape[d] == t.ne[t.n_dims - 1 - d]);
     dequantize_tensor(t, budget);
   }
+}
+
+// ---- writing ----------------------------------------------------------------------------------------
+
+bool same_value(const gguf::value_view& a, const gguf::value_view& b) {
+  if (a.type() != b.type()) return false;
+  if (!a.is_array()) {  // scalars and strings: their bytes, in the byte order of each file
+    if (a.is_string()) return *a.get<std::string_view>() == *b.get<std::string_view>();
+    const gguf::value x(a), y(b);  // little-endian copies: the same bits, whatever each file's byte order
+    return std::ranges::equal(x.bytes(), y.bytes());
+  }
+  const gguf::array_view x = *a.get<gguf::array_view>(), y = *b.get<gguf::array_view>();
+  if (x.item_type() != y.item_type() || x.size() != y.size()) return false;
+  auto j = y.begin();
+  for (const gguf::value_view item : x) {
+    if (!same_value(item, *j)) return false;
+    ++j;
+  }
+  return true;
+}
+
+// Everything that parses writes, and what is written parses to the same file: keys, values, tensors
+// and their bytes, in ggml's layout (v1 becomes v3); and it is a fixed point of writing.
+void check_rewrite(const gguf::file& f) {
+  std::vector<std::byte> out;
+  gguf::vector_sink to(out);
+  FUZZ_CHECK(gguf::writer::from(f).write(to));
+  const auto g = gguf::parse(out);
+  FUZZ_CHECK(g.has_value());
+  FUZZ_CHECK(g->byte_order() == f.byte_order() && g->metadata().size() == f.metadata().size());
+  for (std::size_t i = 0; i < f.metadata().size(); ++i) {
+    FUZZ_CHECK(g->metadata()[i].key == f.metadata()[i].key);
+    FUZZ_CHECK(same_value(g->metadata()[i].value, f.metadata()[i].value));
+  }
+  FUZZ_CHECK(g->tensors().size() == f.tensors().size());
+  for (std::size_t i = 0; i < f.tensors().size(); ++i) {
+    const gguf::tensor_info &a = f.tensors()[i], &b = g->tensors()[i];
+    FUZZ_CHECK(a.name == b.name && a.type == b.type && a.ne == b.ne && a.byte_order == b.byte_order);
+    FUZZ_CHECK(std::equal(a.data.begin(), a.data.end(), b.data.begin(), b.data.end()));
+  }
+  std::vector<std::byte> again;
+  gguf::vector_sink to_again(again);
+  FUZZ_CHECK(gguf::writer::from(*g).write(to_again));
+  FUZZ_CHECK(again == out);
 }
 
 // ---- limits -----------------------------------------------------------------------------------------
@@ -291,6 +339,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   FUZZ_CHECK(f->data_offset() <= size && f->bytes().data() == bytes.data());
   walk_metadata(*f);
   check_tensors(*f);
+  check_rewrite(*f);
   sink = sink + gguf_json::to_json(*f).size();  // gguf-dump --json's writer, on everything that parses
   return 0;
 }

@@ -123,6 +123,7 @@ class parser {
       }
       t.file_offset = data + t.offset;
       t.data = bytes_.subspan(static_cast<std::size_t>(t.file_offset), static_cast<std::size_t>(t.n_bytes));
+      t.byte_order = Order;  // a big-endian file holds big-endian tensors (format/byte_order.hpp)
     }
 
     // Names: a sorted index for lookup, which also finds duplicates.
@@ -332,12 +333,15 @@ class parser {
  */
 inline result<file> parse(std::span<const std::byte> bytes, const parse_options& opt = {}) {
   if (bytes.size() < 4) return error{errc::truncated, 0, "file ends before the magic"};
-  if (std::memcmp(bytes.data(), "GGUF", 4) != 0) return error{errc::bad_magic, 0, "magic is not \"GGUF\""};
+  // "GGUF"; or "FUGG", the magic gguf-py's byte-order converter writes to mark a big-endian file.
+  const bool fugg = std::memcmp(bytes.data(), "FUGG", 4) == 0;
+  if (!fugg && std::memcmp(bytes.data(), "GGUF", 4) != 0) return error{errc::bad_magic, 0, "magic is not \"GGUF\""};
   if (bytes.size() < 8) return error{errc::truncated, 4, "file ends before the version"};
-  // Nothing marks a big-endian file but its version word: 3 reads as 0x03000000 the wrong way round.
+  // With the "GGUF" magic nothing marks a big-endian file but its version word: 3 reads as 0x03000000
+  // the wrong way round.
   const auto v = detail::load<std::uint32_t, std::endian::little>(bytes.data() + 4);
   const auto vs = detail::byteswap_unsigned(v);
-  if (v >= 1 && v <= 3) {
+  if (v >= 1 && v <= 3 && !fugg) {
     if (v == 1) return detail::parser<std::endian::little, std::uint32_t>(bytes, opt, v).run();
     return detail::parser<std::endian::little, std::uint64_t>(bytes, opt, v).run();
   }
@@ -345,6 +349,7 @@ inline result<file> parse(std::span<const std::byte> bytes, const parse_options&
     if (vs == 1) return detail::parser<std::endian::big, std::uint32_t>(bytes, opt, vs).run();
     return detail::parser<std::endian::big, std::uint64_t>(bytes, opt, vs).run();
   }
+  if (fugg) return error{errc::bad_version, 4, "big-endian magic \"FUGG\" with a version that is not 1, 2 or 3"};
   return error{errc::bad_version, 4, v == 0 ? "version 0" : "version is not 1, 2 or 3"};
 }
 

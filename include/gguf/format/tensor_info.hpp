@@ -2,6 +2,7 @@
 #define GGUF_FORMAT_TENSOR_INFO_HPP
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -79,6 +80,9 @@ struct tensor_info {
   std::uint64_t n_elements = 0;     ///< ne[0] * ne[1] * ne[2] * ne[3], below INT64_MAX
   std::uint64_t n_bytes = 0;        ///< the data's size: n_elements / block_size * type_size
   std::span<const std::byte> data;  ///< the tensor's bytes in the file (or mapping)
+  /// The byte order of `data`: the file's (a big-endian file holds big-endian tensors; see
+  /// gguf/format/byte_order.hpp). `dequantize` converts; the bytes themselves are as stored.
+  std::endian byte_order = std::endian::little;
 
   /// The traits of `type`: block size, bytes per block, name.
   const type_traits& traits() const noexcept { return ::gguf::traits(type); }

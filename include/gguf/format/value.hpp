@@ -235,6 +235,8 @@ struct value_access {
                                    std::uint64_t count) noexcept {
     return {t, item, w, data, size, count};
   }
+  /// How a view's bytes are laid out (for the writer's copy without decoding).
+  static constexpr wire wire_of(const value_view& v) noexcept { return v.wire_; }
 };
 
 /// Decode the (already validated) value of type `t` that starts at `p`; `*next` receives its end.

@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <span>
+#include <mutex>
 #include <utility>
+#include <vector>
 
 #include "gguf/result.hpp"
 
@@ -27,6 +29,63 @@
 
 GGUF_BEGIN_NAMESPACE
 
+namespace detail {
+/**
+ * The files of the live mappings, by address range (POSIX): lets `output_file` copy bytes that lie in a
+ * mapped file in the kernel (`copy_file_range`), as `cp` does, instead of reading them through the
+ * mapping one page fault at a time. Only an optimization: a range it does not know is written from
+ * memory.
+ */
+class mapping_registry {
+ public:
+  /// The registry of the program.
+  static mapping_registry& get() noexcept {
+    static mapping_registry r;
+    return r;
+  }
+  /// A file and the offset in it of a range of mapped bytes.
+  struct location {
+    int fd = -1;               ///< -1: the range is not (wholly) in a registered mapping
+    std::uint64_t offset = 0;  ///< where the range starts in the file
+  };
+  /// Registers the mapping of `fd` at [data, data + size).
+  void add(const std::byte* data, std::size_t size, int fd) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    entries_.push_back({data, size, fd});
+  }
+  /// Forgets the mapping at `data`.
+  void remove(const std::byte* data) noexcept {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    for (std::size_t i = 0; i < entries_.size(); ++i) {
+      if (entries_[i].data == data) {
+        entries_[i] = entries_.back();
+        entries_.pop_back();
+        return;
+      }
+    }
+  }
+  /// The file holding [p, p + n), when a registered mapping holds all of it.
+  location find(const std::byte* p, std::size_t n) noexcept {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    for (const entry& e : entries_) {
+      if (p >= e.data && n <= e.size && static_cast<std::size_t>(p - e.data) <= e.size - n) {
+        return {e.fd, static_cast<std::uint64_t>(p - e.data)};
+      }
+    }
+    return {};
+  }
+
+ private:
+  struct entry {
+    const std::byte* data;
+    std::size_t size;
+    int fd;
+  };
+  std::mutex mutex_;
+  std::vector<entry> entries_;
+};
+}  // namespace detail
+
 class mapped_file;
 /// Its views point into the object: no `->` on a temporary `result<mapped_file>` (declared before any use of
 /// that result, which would instantiate the primary template).
@@ -45,13 +104,15 @@ class mapped_file {
   mapped_file(const mapped_file&) = delete;             ///< one owner per mapping
   mapped_file& operator=(const mapped_file&) = delete;  ///< one owner per mapping
   /// Takes over the mapping; `o` is left empty. The address does not change.
-  mapped_file(mapped_file&& o) noexcept : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  mapped_file(mapped_file&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), fd_(std::exchange(o.fd_, -1)) {}
   /// Unmaps this mapping, then takes over `o`'s.
   mapped_file& operator=(mapped_file&& o) noexcept {
     if (this != &o) {
       unmap();
       data_ = std::exchange(o.data_, nullptr);
       size_ = std::exchange(o.size_, 0);
+      fd_ = std::exchange(o.fd_, -1);
     }
     return *this;
   }
@@ -116,10 +177,15 @@ class mapped_file {
       const auto size = static_cast<std::size_t>(st.st_size);
       void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
       const int code = errno;
-      ::close(fd);  // the mapping keeps the file alive
-      if (p == MAP_FAILED) return os_error("cannot map the file", code);
+      if (p == MAP_FAILED) {
+        ::close(fd);
+        return os_error("cannot map the file", code);
+      }
+      // The descriptor stays open with the mapping: output_file copies ranges of it in the kernel.
       m.data_ = static_cast<const std::byte*>(p);
       m.size_ = size;
+      m.fd_ = fd;
+      detail::mapping_registry::get().add(m.data_, size, fd);
     } else {
       ::close(fd);
     }
@@ -135,6 +201,26 @@ class mapped_file {
   const std::byte* data() const&& = delete;  ///< would dangle
   /** The file's size in bytes. */
   std::size_t size() const noexcept { return size_; }
+
+  /**
+   * Drops the pages of `range` (a part of any mapping) from the process, so that streaming a file much
+   * larger than RAM through a mapping keeps the resident memory bounded: on POSIX `madvise(MADV_DONTNEED)`
+   * on the whole pages inside `range` (a read-only mapping's pages come back from the file if read
+   * again); a no-op elsewhere. A hint: failures are ignored.
+   */
+  static void release(std::span<const std::byte> range) noexcept {
+#if !defined(_WIN32)
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const auto begin = reinterpret_cast<std::uintptr_t>(range.data());
+    const std::uintptr_t first = (begin + page - 1) / page * page, last = (begin + range.size()) / page * page;
+    if (last <= first) return;
+    // NOLINTNEXTLINE(*-const-cast): madvise takes void*; the pages are only dropped, never written
+    void* start = const_cast<std::byte*>(range.data() + (first - begin));
+    ::madvise(start, last - first, MADV_DONTNEED);
+#else
+    (void)range;
+#endif
+  }
 
   /**
    * Map a range in now, in one call, instead of one page fault per page as it is first read: on Linux
@@ -170,6 +256,13 @@ class mapped_file {
   static error os_error(const char* what, int code) noexcept { return error{errc::io_error, what}.os(code); }
 
   void unmap() noexcept {
+#if !defined(_WIN32)
+    if (fd_ >= 0) {
+      if (data_) detail::mapping_registry::get().remove(data_);
+      ::close(fd_);
+      fd_ = -1;
+    }
+#endif
     if (!data_) return;
 #if defined(_WIN32)
     UnmapViewOfFile(data_);
@@ -182,6 +275,7 @@ class mapped_file {
 
   const std::byte* data_ = nullptr;
   std::size_t size_ = 0;
+  int fd_ = -1;  // POSIX: the mapped file, open while mapped
 };
 
 GGUF_END_NAMESPACE

@@ -86,6 +86,44 @@ int use_everything(const char* path) {
     const gguf::diagnosis d = gguf::diagnose(bytes, f.error());
     std::cout << gguf::explain(bytes, f.error()) << static_cast<int>(d.kind) << f.error().code << '\n';
   }
+  // Writing: every value kind, tensors from bytes and from a producer, both byte orders, in-memory and
+  // file sinks, in place.
+  gguf::writer w = gguf::writer::from(model->info());
+  (void)w.set("u8", gguf::value(std::uint8_t{1}));
+  (void)w.set("f64", gguf::value(0.5));
+  (void)w.set("s", gguf::value("text"));
+  (void)w.set("a", gguf::value::array<std::int16_t>({1, -1}));
+  (void)w.set("b", gguf::value::array<bool>({true}));
+  (void)w.set("strings", gguf::value::strings({"a", "b"}));
+  const std::array<gguf::value, 1> rows{gguf::value::array<float>({1.0f})};
+  if (auto nested = gguf::value::arrays(rows)) (void)w.replace("nested", std::move(*nested));
+  (void)w.rename("nested", "nested2");
+  (void)w.remove("u8");
+  const std::array<std::uint64_t, 2> ne{32, 1};
+  const std::vector<std::byte> t32(32 * 4);
+  (void)w.add_tensor("t32", gguf::ggml_type::f32, ne, t32, std::endian::big);
+  (void)w.add_tensor("p", gguf::ggml_type::q8_0, ne, [](std::uint64_t, std::span<std::byte> chunk) {
+    for (std::byte& b : chunk) b = std::byte{0};
+    return gguf::result<void>{};
+  });
+  (void)w.rename_tensor("p", "q");
+  w.set_byte_order(std::endian::big);
+  std::vector<std::byte> buffer;
+  gguf::vector_sink to(buffer);
+  gguf::write_options wo;
+  wo.progress = [](std::uint64_t done, std::uint64_t total) { std::cout << done << '/' << total << '\n'; };
+  (void)w.write(to, wo);
+  (void)w.header();
+  (void)w.in_place_header();
+  (void)w.size();
+  if (auto staged = gguf::stage(w, "out.gguf")) (void)staged->commit();
+  (void)gguf::save(w, "out.gguf");
+  (void)gguf::save_in_place(w, path);
+  (void)gguf::restore_in_place_backup(path);
+  std::vector<std::byte> blocks(34);
+  gguf::swap_blocks(gguf::ggml_type::q8_0, blocks);
+  (void)gguf::dequantize(gguf::ggml_type::q8_0, blocks, std::span<float>(out).first(32), std::endian::big);
+
   gguf::error e{gguf::errc::not_found, "x"};
   e.about("a", "b", "c").types("int32", "uint32").os(2);
   std::cout << e << gguf::to_string(e) << gguf::value_type::string << '\n';

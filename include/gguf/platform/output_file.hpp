@@ -1,0 +1,341 @@
+#ifndef GGUF_PLATFORM_OUTPUT_FILE_HPP
+#define GGUF_PLATFORM_OUTPUT_FILE_HPP
+
+#include "gguf/version.hpp"
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "gguf/format/sink.hpp"
+#include "gguf/platform/mapped_file.hpp"
+#include "gguf/result.hpp"
+
+#if defined(_WIN32)
+#ifndef WIN32_LEAN_AND_MEAN
+#define WIN32_LEAN_AND_MEAN
+#endif
+#ifndef NOMINMAX
+#define NOMINMAX
+#endif
+#include <windows.h>
+#else
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+GGUF_BEGIN_NAMESPACE
+
+namespace detail {
+/**
+ * Fault injection for tests (the file-safety tests inject write failures and crashes at every byte):
+ * when `budget` is non-negative, the `output_file` write that passes that many more bytes in this thread
+ * writes the bytes up to the limit and fails with EIO, once (the budget is then off again, so the
+ * error's own recovery can write); with `crash` the process exits there instead (`std::_Exit(86)`), as
+ * if killed. Off (-1) unless a test sets it: one thread-local load per write.
+ */
+struct io_faults {
+  std::int64_t budget = -1;
+  bool crash = false;
+};
+inline io_faults& injected_io_faults() noexcept {
+  static thread_local io_faults f;
+  return f;
+}
+/// How many of `n` bytes a write may write before the injected fault (all of them when none is set).
+inline std::size_t fault_allowance(std::size_t n) noexcept {
+  io_faults& f = injected_io_faults();
+  if (f.budget < 0) return n;
+  const auto allowed =
+      static_cast<std::size_t>(static_cast<std::uint64_t>(f.budget) < n ? f.budget : static_cast<std::int64_t>(n));
+  f.budget -= static_cast<std::int64_t>(allowed);
+  return allowed;
+}
+/// The injected fault, once the allowance ran out: crash, or the error a failing disk gives.
+inline result<void> injected_fault() noexcept {
+  if (injected_io_faults().crash) std::_Exit(86);
+  injected_io_faults().budget = -1;
+  return error{errc::io_error, "cannot write the file (injected fault)"}.os(EIO);
+}
+}  // namespace detail
+
+/**
+ * A file being written, as a `sink`: the OS half of writing files safely. Either a new temporary file
+ * beside a target (`create_beside`), which `commit` flushes to the disk and renames over the target (at
+ * every instant the target holds either its old content or the complete new one), or an existing file
+ * opened for writing in place (`open_existing`). A temporary that is not committed is removed by the
+ * destructor: an error never leaves one behind.
+ */
+class output_file final : public sink {
+ public:
+  output_file(const output_file&) = delete;
+  output_file& operator=(const output_file&) = delete;
+  /// Takes over `o`'s file (`o` is left closed).
+  output_file(output_file&& o) noexcept
+      : handle_(std::exchange(o.handle_, invalid)), path_(std::move(o.path_)), temporary_(o.temporary_) {}
+  output_file& operator=(output_file&&) = delete;
+  /// Closes the file; removes it when it is a temporary that was not committed.
+  ~output_file() override { abandon(); }
+
+  /**
+   * Creates an empty temporary file in the directory of `target` (named `.NAME.RANDOM.tmp` for a target
+   * named NAME),
+   * so that renaming it over `target` is atomic (same file system).
+   * @return the file; `io_error` with the OS's reason (a read-only directory, a missing one)
+   */
+  static result<output_file> create_beside(const std::filesystem::path& target) {
+    const std::filesystem::path dir = target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path();
+    const std::string stem = "." + target.filename().string() + ".";
+#if defined(_WIN32)
+    for (unsigned attempt = 0; attempt < 100; ++attempt) {
+      const std::filesystem::path p = dir / (stem + std::to_string(GetCurrentProcessId()) + "-" +
+                                             std::to_string(GetTickCount64() + attempt) + ".tmp");
+      HANDLE h =
+          CreateFileW(p.c_str(), GENERIC_READ | GENERIC_WRITE, 0, nullptr, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, nullptr);
+      if (h != INVALID_HANDLE_VALUE) return output_file(h, p, true);
+      if (GetLastError() != ERROR_FILE_EXISTS) {
+        return error{errc::io_error, "cannot create a temporary file beside the target"}.os(
+            static_cast<std::int32_t>(GetLastError()));
+      }
+    }
+    return error{errc::io_error, "cannot create a temporary file beside the target"};
+#else
+    std::string name = (dir / (stem + "XXXXXX")).string();
+    const int fd = ::mkostemp(name.data(), O_CLOEXEC);
+    if (fd < 0) return error{errc::io_error, "cannot create a temporary file beside the target"}.os(errno);
+    ::fchmod(fd, 0644);  // mkostemp makes 0600; a model is a normal file
+    return output_file(fd, name, true);
+#endif
+  }
+
+  /**
+   * Opens an existing file to overwrite part of it (an in-place edit); nothing is truncated.
+   * @return the file; `io_error` with the OS's reason
+   */
+  static result<output_file> open_existing(const std::filesystem::path& path) {
+#if defined(_WIN32)
+    HANDLE h = CreateFileW(path.c_str(), GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ, nullptr, OPEN_EXISTING,
+                           FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (h == INVALID_HANDLE_VALUE) {
+      return error{errc::io_error, "cannot open the file for writing"}.os(static_cast<std::int32_t>(GetLastError()));
+    }
+    return output_file(h, path, false);
+#else
+    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) return error{errc::io_error, "cannot open the file for writing"}.os(errno);
+    return output_file(fd, path, false);
+#endif
+  }
+
+  /** The file's path. */
+  const std::filesystem::path& path() const noexcept { return path_; }
+
+  /**
+   * Appends `bytes` at the current position (all of them: short writes are continued).
+   * @return nothing; `io_error` with the OS's reason (a full disk: ENOSPC; a file size limit: EFBIG)
+   */
+  result<void> write(std::span<const std::byte> bytes) override {
+    const std::size_t allowed = detail::fault_allowance(bytes.size());
+    const bool fault = allowed < bytes.size();
+    bytes = bytes.first(allowed);
+#if defined(__linux__)
+    // Bytes of a mapped file (a tensor borrowed from the model being rewritten) are copied in the kernel,
+    // as cp does: no page faults, no pages of the source left in the process.
+    if (bytes.size() >= 65536) {
+      const detail::mapping_registry::location src = detail::mapping_registry::get().find(bytes.data(), bytes.size());
+      if (src.fd >= 0) {
+        loff_t in = static_cast<loff_t>(src.offset);
+        while (!bytes.empty()) {
+          const ssize_t done = ::copy_file_range(src.fd, &in, handle_, nullptr, bytes.size(), 0);
+          if (done < 0 && errno == EINTR) continue;
+          if (done <= 0) break;  // not supported here (another file system, an old kernel): write() below
+          bytes = bytes.subspan(static_cast<std::size_t>(done));
+        }
+      }
+    }
+#endif
+    while (!bytes.empty()) {
+#if defined(_WIN32)
+      const DWORD n = static_cast<DWORD>(bytes.size() < (1u << 30) ? bytes.size() : (1u << 30));
+      DWORD done = 0;
+      if (!WriteFile(handle_, bytes.data(), n, &done, nullptr) || done == 0) {
+        return error{errc::io_error, "cannot write the file"}.os(static_cast<std::int32_t>(GetLastError()));
+      }
+#else
+      const ssize_t done =
+          ::write(handle_, bytes.data(), bytes.size() < (std::size_t{1} << 30) ? bytes.size() : (std::size_t{1} << 30));
+      if (done < 0 && errno == EINTR) continue;
+      if (done <= 0) return error{errc::io_error, "cannot write the file"}.os(done < 0 ? errno : ENOSPC);
+#endif
+      bytes = bytes.subspan(static_cast<std::size_t>(done));
+    }
+    if (fault) return detail::injected_fault();
+    return {};
+  }
+
+  /**
+   * Writes `bytes` at `offset` (all of them), for an in-place edit.
+   * @return nothing, or `io_error` with the OS's reason
+   */
+  // NOLINTNEXTLINE(*-make-member-function-const): it writes the file
+  result<void> write_at(std::uint64_t offset, std::span<const std::byte> bytes) {
+    const std::size_t allowed = detail::fault_allowance(bytes.size());
+    const bool fault = allowed < bytes.size();
+    bytes = bytes.first(allowed);
+    while (!bytes.empty()) {
+#if defined(_WIN32)
+      OVERLAPPED at{};
+      at.Offset = static_cast<DWORD>(offset);
+      at.OffsetHigh = static_cast<DWORD>(offset >> 32);
+      const DWORD n = static_cast<DWORD>(bytes.size() < (1u << 30) ? bytes.size() : (1u << 30));
+      DWORD done = 0;
+      if (!WriteFile(handle_, bytes.data(), n, &done, &at) || done == 0) {
+        return error{errc::io_error, "cannot write the file"}.os(static_cast<std::int32_t>(GetLastError()));
+      }
+#else
+      const ssize_t done = ::pwrite(handle_, bytes.data(), bytes.size(), static_cast<off_t>(offset));
+      if (done < 0 && errno == EINTR) continue;
+      if (done <= 0) return error{errc::io_error, "cannot write the file"}.os(done < 0 ? errno : ENOSPC);
+#endif
+      bytes = bytes.subspan(static_cast<std::size_t>(done));
+      offset += static_cast<std::uint64_t>(done);
+    }
+    if (fault) return detail::injected_fault();
+    return {};
+  }
+
+  /**
+   * Reads `out.size()` bytes at `offset`.
+   * @return nothing; `io_error` with the OS's reason, or `truncated` when the file is shorter
+   */
+  result<void> read_at(std::uint64_t offset, std::span<std::byte> out) const {
+    while (!out.empty()) {
+#if defined(_WIN32)
+      OVERLAPPED at{};
+      at.Offset = static_cast<DWORD>(offset);
+      at.OffsetHigh = static_cast<DWORD>(offset >> 32);
+      const DWORD n = static_cast<DWORD>(out.size() < (1u << 30) ? out.size() : (1u << 30));
+      DWORD done = 0;
+      if (!ReadFile(handle_, out.data(), n, &done, &at)) {
+        return error{errc::io_error, "cannot read the file"}.os(static_cast<std::int32_t>(GetLastError()));
+      }
+#else
+      const ssize_t done = ::pread(handle_, out.data(), out.size(), static_cast<off_t>(offset));
+      if (done < 0 && errno == EINTR) continue;
+      if (done < 0) return error{errc::io_error, "cannot read the file"}.os(errno);
+#endif
+      if (done == 0) return {errc::truncated, "the file is shorter than its header"};
+      out = out.subspan(static_cast<std::size_t>(done));
+      offset += static_cast<std::uint64_t>(done);
+    }
+    return {};
+  }
+
+  /**
+   * Flushes the file's data and size to the disk (fsync, FlushFileBuffers): after it returns, a crash
+   * cannot lose what was written.
+   * @return nothing, or `io_error` with the OS's reason
+   */
+  // NOLINTNEXTLINE(*-make-member-function-const): it changes the file on the disk
+  result<void> sync() {
+#if defined(_WIN32)
+    if (!FlushFileBuffers(handle_)) {
+      return error{errc::io_error, "cannot flush the file to the disk"}.os(static_cast<std::int32_t>(GetLastError()));
+    }
+#else
+    if (::fsync(handle_) != 0) return error{errc::io_error, "cannot flush the file to the disk"}.os(errno);
+#endif
+    return {};
+  }
+
+  /**
+   * Finishes a temporary file: flushes it to the disk (unless `flush` is false), closes it, renames it
+   * over `target` and flushes the directory, so that the rename itself survives a crash. On an error the
+   * temporary is removed and `target` keeps its old content.
+   * @return nothing, or `io_error` with the OS's reason
+   */
+  result<void> commit(const std::filesystem::path& target, bool flush = true) {
+    if (flush) GGUF_TRY(sync());
+    close();
+#if defined(_WIN32)
+    if (!MoveFileExW(path_.c_str(), target.c_str(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
+      const auto code = static_cast<std::int32_t>(GetLastError());
+      abandon();
+      return error{errc::io_error, "cannot rename the new file over the target"}.os(code);
+    }
+#else
+    if (::rename(path_.c_str(), target.c_str()) != 0) {
+      const int code = errno;
+      abandon();
+      return error{errc::io_error, "cannot rename the new file over the target"}.os(code);
+    }
+    if (flush) sync_directory(target);
+#endif
+    temporary_ = false;
+    path_ = target;
+    return {};
+  }
+
+  /** Closes the file and removes it if it is an uncommitted temporary. */
+  void abandon() noexcept {
+    close();
+    if (temporary_) {
+      std::error_code ignored;
+      std::filesystem::remove(path_, ignored);
+      temporary_ = false;
+    }
+  }
+
+  /**
+   * Flushes a directory entry change (a rename, a removal) in the directory of `path` to the disk. A
+   * hint where the OS has no such thing (Windows flushes renames with MOVEFILE_WRITE_THROUGH).
+   */
+  static void sync_directory(const std::filesystem::path& path) noexcept {
+#if !defined(_WIN32)
+    const std::filesystem::path dir = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+    const int fd = ::open(dir.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+      ::fsync(fd);
+      ::close(fd);
+    }
+#else
+    (void)path;
+#endif
+  }
+
+ private:
+#if defined(_WIN32)
+  using handle_type = HANDLE;
+  static inline const handle_type invalid = INVALID_HANDLE_VALUE;
+#else
+  using handle_type = int;
+  static constexpr handle_type invalid = -1;
+#endif
+  output_file(handle_type h, std::filesystem::path p, bool temporary) noexcept
+      : handle_(h), path_(std::move(p)), temporary_(temporary) {}
+
+  void close() noexcept {
+    if (handle_ == invalid) return;
+#if defined(_WIN32)
+    CloseHandle(handle_);
+#else
+    ::close(handle_);
+#endif
+    handle_ = invalid;
+  }
+
+  handle_type handle_ = invalid;
+  std::filesystem::path path_;
+  bool temporary_ = false;
+};
+
+GGUF_END_NAMESPACE
+
+#endif  // GGUF_PLATFORM_OUTPUT_FILE_HPP

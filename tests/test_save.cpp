@@ -1,0 +1,275 @@
+// Saving files: at every instant the path holds the old file or the complete new one. Faults are
+// injected for real: a child process writes under a file-size limit (RLIMIT_FSIZE), so a write fails
+// after N bytes (EFBIG, as a full disk fails with ENOSPC) or, with SIGXFSZ at its default, the process
+// is killed right there (a crash mid-write), for many N.
+#include <doctest/doctest.h>
+
+#include <gguf/gguf.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "gguf_writer.hpp"
+
+#if !defined(_WIN32)
+#include <csignal>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
+
+namespace fs = std::filesystem;
+using gguf::errc;
+
+namespace {
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / "gguf-save-tests";
+  fs::create_directories(dir);
+  return dir / name;
+}
+
+void put_file(const fs::path& p, const std::vector<std::byte>& bytes) {
+  std::ofstream(p, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::vector<std::byte> get_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::vector<char> c{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::vector<std::byte> out(c.size());
+  if (!c.empty()) std::memcpy(out.data(), c.data(), c.size());
+  return out;
+}
+
+// A model with room in its padding: general.name "old", tensors of 4 KiB each.
+std::vector<std::byte> model_bytes() {
+  test::file_builder fb;
+  fb.kv("general.architecture", "llama").kv("general.name", "old");
+  for (int i = 0; i < 4; ++i) fb.tensor("blk." + std::to_string(i) + ".w", gguf::ggml_type::f32, {1024});
+  return fb.build();
+}
+
+// general.name of the file at p, or "" when it does not parse.
+std::string name_of(const fs::path& p) {
+  const auto g = gguf::open(p);
+  if (!g) return "";
+  return std::string(g->metadata().get<std::string_view>("general.name").value_or(""));
+}
+
+// Temporary files a save left in the directory of p.
+int leftovers(const fs::path& p) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(p.parent_path())) {
+    const std::string f = e.path().filename().string();
+    if (f.rfind("." + p.filename().string() + ".", 0) == 0) ++n;
+  }
+  return n;
+}
+
+// Sets general.name of `path` to `name` and saves it the way `in_place` says; the result's error or 0.
+int edit_name(const fs::path& path, const std::string& name, bool in_place) {
+  auto g = gguf::open(path);
+  if (!g) return 100;
+  gguf::writer w = gguf::writer::from(g->info());
+  if (!w.replace("general.name", gguf::value(name))) return 101;
+  const auto r = in_place ? gguf::save_in_place(w, path) : gguf::save(w, path);
+  return r ? 0 : static_cast<int>(r.error().code);
+}
+
+#if !defined(_WIN32)
+// Runs `f` in a child whose writes fail past `limit` bytes of any file (EFBIG), or which is killed there
+// (`crash`). Returns true when the child finished (whatever f returned), false when it was killed.
+bool in_child(std::uint64_t limit, bool crash, const std::function<int()>& f) {
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (!crash) std::signal(SIGXFSZ, SIG_IGN);
+    const rlimit rl{static_cast<rlim_t>(limit), static_cast<rlim_t>(limit)};
+    ::setrlimit(RLIMIT_FSIZE, &rl);
+    ::_exit(f());
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status);
+}
+#endif
+
+}  // namespace
+
+TEST_CASE("save writes a new file and renames it over the target, its own source included") {
+  const fs::path p = scratch("atomic.gguf");
+  put_file(p, model_bytes());
+  CHECK(edit_name(p, "new", false) == 0);
+  CHECK(name_of(p) == "new");
+  CHECK(leftovers(p) == 0);
+  // The tensors came through unchanged.
+  const auto g = gguf::open(p);
+  REQUIRE(g);
+  CHECK(g->tensors().size() == 4);
+  const auto before = test::parse(model_bytes());
+  REQUIRE(before);
+  for (std::size_t i = 0; i < 4; ++i) {
+    CHECK(std::equal(g->tensors()[i].data.begin(), g->tensors()[i].data.end(), before->tensors()[i].data.begin()));
+  }
+  fs::remove(p);
+}
+
+TEST_CASE("an error leaves the target untouched and no temporary behind") {
+  const fs::path p = scratch("untouched.gguf");
+  put_file(p, model_bytes());
+  const auto g = gguf::open(p);
+  REQUIRE(g);
+  gguf::writer w = gguf::writer::from(g->info());
+  REQUIRE(w.add_tensor("late", gguf::ggml_type::f32, std::array<std::uint64_t, 1>{256},
+                       [](std::uint64_t, std::span<std::byte>) -> gguf::result<void> {
+                         return {errc::io_error, "the producer failed"};
+                       }));
+  CHECK(!gguf::save(w, p));
+  CHECK(name_of(p) == "old");
+  CHECK(get_file(p) == model_bytes());
+  CHECK(leftovers(p) == 0);
+  // A directory that cannot hold a new file: nothing is written, the error says why.
+  const gguf::error e = gguf::save(w, "/nonexistent-dir/x.gguf").error();
+  CHECK(e.code == errc::io_error);
+  CHECK(e.os_code != 0);
+  fs::remove(p);
+}
+
+TEST_CASE("in place: only the header is rewritten, the tensors do not move, the backup goes") {
+  const fs::path p = scratch("in-place.gguf");
+  put_file(p, model_bytes());
+  const std::vector<std::byte> before = get_file(p);
+  CHECK(edit_name(p, "newer", true) == 0);
+  const std::vector<std::byte> after = get_file(p);
+  REQUIRE(after.size() == before.size());
+  const auto f = test::parse(before);
+  REQUIRE(f);
+  CHECK(std::equal(after.begin() + static_cast<std::ptrdiff_t>(f->data_offset()), after.end(),
+                   before.begin() + static_cast<std::ptrdiff_t>(f->data_offset())));
+  CHECK(name_of(p) == "newer");
+  CHECK(!fs::exists(gguf::in_place_backup_path(p)));
+  // Too long for the padding: refused, with the way out, and nothing changed.
+  const int too_long = edit_name(p, std::string(200, 'x'), true);
+  CHECK(too_long == static_cast<int>(errc::out_of_range));
+  CHECK(get_file(p) == after);
+  fs::remove(p);
+}
+
+TEST_CASE("a backup left by an interrupted in-place edit blocks the next one, and restores the file") {
+  const fs::path p = scratch("backup.gguf");
+  const std::vector<std::byte> original = model_bytes();
+  put_file(p, original);
+  const auto f = test::parse(original);
+  REQUIRE(f);
+  put_file(gguf::in_place_backup_path(p),
+           std::vector<std::byte>(original.begin(), original.begin() + static_cast<std::ptrdiff_t>(f->data_offset())));
+  CHECK(edit_name(p, "x", true) == static_cast<int>(errc::duplicate_key));
+  // The state a crash leaves: the backup written, the header half overwritten.
+  std::vector<std::byte> damaged = original;
+  std::memset(damaged.data() + 10, 0xEE, 40);
+  put_file(p, damaged);
+  CHECK(name_of(p).empty());
+  REQUIRE(gguf::restore_in_place_backup(p));
+  CHECK(get_file(p) == original);
+  CHECK(!fs::exists(gguf::in_place_backup_path(p)));
+  CHECK(gguf::restore_in_place_backup(p).error().code == errc::not_found);
+  fs::remove(p);
+}
+
+TEST_CASE("in place, a write failing after N bytes, for every N: the old file, or the new one") {
+  const fs::path p = scratch("in-place-errors.gguf");
+  const std::vector<std::byte> original = model_bytes();
+  const auto parsed = test::parse(original);
+  REQUIRE(parsed);
+  int failed = 0;
+  // The backup (header bytes), then the header over the old one: every byte of both.
+  for (std::int64_t budget = 0; budget <= static_cast<std::int64_t>(2 * parsed->data_offset()) + 4; ++budget) {
+    put_file(p, original);
+    gguf::detail::injected_io_faults() = {budget, false};
+    const int r = edit_name(p, "newer", true);
+    gguf::detail::injected_io_faults() = {};
+    CAPTURE(budget);
+    failed += r != 0;
+    // An error writes the old header back at once: the file is the old one, or the edit went through.
+    CHECK((r == 0 ? name_of(p) == "newer" : get_file(p) == original));
+    CHECK(!fs::exists(gguf::in_place_backup_path(p)));
+    CHECK(leftovers(p) == 0);
+  }
+  CHECK(failed > static_cast<int>(parsed->data_offset()));  // failures in both the backup and the overwrite
+  fs::remove(p);
+}
+
+#if !defined(_WIN32)
+TEST_CASE("a write that fails after N bytes, for every N: the path holds the old or the new file") {
+  const fs::path p = scratch("faults.gguf");
+  const std::vector<std::byte> original = model_bytes();
+  const std::uint64_t size = original.size();
+  int failed = 0, succeeded = 0;
+  for (std::uint64_t limit = 0; limit <= size + 64; limit += 97) {
+    put_file(p, original);
+    REQUIRE(in_child(limit, false, [&] { return edit_name(p, "new", false); }));
+    const std::string name = name_of(p);
+    CAPTURE(limit);
+    CHECK((name == "old" || name == "new"));
+    (name == "new" ? succeeded : failed)++;
+    CHECK(leftovers(p) == 0);  // an error removes its temporary
+  }
+  CHECK(failed > 0);
+  CHECK(succeeded > 0);
+  fs::remove(p);
+}
+
+TEST_CASE("a crash after N bytes, for every N: the path holds the old or the new file") {
+  const fs::path p = scratch("crashes.gguf");
+  const std::vector<std::byte> original = model_bytes();
+  int crashed = 0;
+  for (std::uint64_t limit = 0; limit <= original.size() + 64; limit += 89) {
+    put_file(p, original);
+    crashed += in_child(limit, true, [&] { return edit_name(p, "new", false); }) ? 0 : 1;
+    const std::string name = name_of(p);
+    CAPTURE(limit);
+    CHECK((name == "old" || name == "new"));
+    for (const auto& e : fs::directory_iterator(p.parent_path())) {  // a crash may leave a temporary
+      if (e.path().filename().string().rfind(".crashes.gguf.", 0) == 0) fs::remove(e.path());
+    }
+  }
+  CHECK(crashed > 0);
+  fs::remove(p);
+}
+
+TEST_CASE("in place, a crash after N bytes, for every N: the old or new file, or a backup that restores it") {
+  const fs::path p = scratch("in-place-crashes.gguf");
+  const fs::path backup = gguf::in_place_backup_path(p);
+  const std::vector<std::byte> original = model_bytes();
+  const auto parsed = test::parse(original);
+  REQUIRE(parsed);
+  int restored = 0;
+  for (std::int64_t budget = 0; budget <= static_cast<std::int64_t>(2 * parsed->data_offset()) + 4; ++budget) {
+    put_file(p, original);
+    in_child(~std::uint64_t{0} >> 1, false, [&] {
+      gguf::detail::injected_io_faults() = {budget, true};  // killed at byte `budget`
+      return edit_name(p, "newer", true);
+    });
+    CAPTURE(budget);
+    if (fs::exists(backup)) {  // killed after the backup was flushed: what restore gives back
+      REQUIRE(gguf::restore_in_place_backup(p));
+      CHECK(get_file(p) == original);
+      ++restored;
+    } else {
+      const std::string name = name_of(p);
+      CHECK((name == "old" || name == "newer"));
+    }
+    for (const auto& e : fs::directory_iterator(p.parent_path())) {  // a temporary of the backup may remain
+      if (e.path().filename().string().rfind(".in-place-crashes.gguf", 0) == 0) fs::remove(e.path());
+    }
+  }
+  CHECK(restored >= static_cast<int>(parsed->data_offset()));  // a kill at every byte of the overwrite
+  fs::remove(p);
+}
+#endif
