@@ -20,6 +20,8 @@
 #if defined(_WIN32)
 #include <fcntl.h>
 #include <io.h>
+#else
+#include <unistd.h>
 #endif
 
 namespace cli {
@@ -169,6 +171,67 @@ inline std::optional<gguf::mapped_gguf> open(const std::string& path) {
   }
   return std::move(*g);
 }
+
+/**
+ * Opens a model from any shard's path, a prefix, or a plain file; on failure prints the `error:` line,
+ * with the likely cause of the damage when one shard is damaged (looked for in that shard).
+ */
+inline std::optional<gguf::model> open_model(const std::string& path) {
+  auto m = gguf::open_model(path);
+  if (m) return std::move(*m);
+  const gguf::error& e = m.error();
+  // The damaged file: the one whose name ends the error's subject ("...-00003-of-00005.gguf: key"), or
+  // the path itself.
+  std::string damaged = path;
+  if (auto shards = gguf::find_shards(path); shards && e.has_offset()) {
+    for (const std::filesystem::path& p : *shards) {
+      const std::string name = p.filename().string();
+      const std::string_view tail = std::string_view(name).substr(name.size() > 20 ? name.size() - 20 : 0);
+      if (e.subject().find(tail) != std::string_view::npos) damaged = p.string();
+    }
+  }
+  fail("%s: %s", path.c_str(), gguf::explain(std::filesystem::path(damaged), e).c_str());
+  return std::nullopt;
+}
+
+/** True when standard error is a terminal: progress is drawn there, and only there. */
+inline bool stderr_is_terminal() {
+#if defined(_WIN32)
+  return _isatty(_fileno(stderr)) != 0;
+#else
+  return isatty(fileno(stderr)) != 0;
+#endif
+}
+
+/** A progress line on a terminal ("writing: 42% of 4.1 GB"), redrawn at most once per percent. */
+class progress {
+ public:
+  /// Draws on stderr only when it is a terminal and `enabled`.
+  explicit progress(const char* what, bool enabled = stderr_is_terminal()) : what_(what), on_(enabled) {}
+  progress(const progress&) = delete;
+  progress& operator=(const progress&) = delete;
+  /// Clears the line.
+  ~progress() { done(); }
+  /// Reports `done` of `total` bytes.
+  void operator()(std::uint64_t done_bytes, std::uint64_t total) {
+    if (!on_ || total == 0) return;
+    const int pct = static_cast<int>(done_bytes * 100 / total);
+    if (pct == last_) return;
+    last_ = pct;
+    std::fprintf(stderr, "\r%s: %3d%% of %.1f GB", what_, pct, static_cast<double>(total) / 1e9);
+    std::fflush(stderr);
+  }
+  /// Clears the line (once).
+  void done() {
+    if (on_ && last_ >= 0) std::fputs("\r\033[K", stderr);
+    last_ = -1;
+  }
+
+ private:
+  const char* what_;
+  bool on_;
+  int last_ = -1;
+};
 
 /** Bytes out as written: Windows' text mode would turn every LF of JSON or float data into CR LF. */
 inline void binary_stdout() {

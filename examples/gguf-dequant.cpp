@@ -1,4 +1,4 @@
-// gguf-dequant FILE TENSOR OUT
+// gguf-dequant FILE TENSOR OUT (FILE: a model, or any shard of a split one)
 //
 // Writes the elements of one tensor, dequantized to float32, little-endian, to OUT (`-` for standard
 // output), in storage order (ne[0] fastest), streamed through a bounded buffer. Exit codes: 0 success,
@@ -24,7 +24,8 @@ constexpr cli::tool tool{
     "Writes the elements of tensor TENSOR of the GGUF file FILE to OUT as little-endian float32, 4 bytes\n"
     "per element, in storage order (ne[0], the row, fastest): exactly the floats ggml's dequantizer\n"
     "computes for the tensor's type. OUT '-' is standard output. Big tensors stream 4 MiB at a time.\n"
-    "List the tensor names with: gguf-dump FILE\n"
+    "FILE may be any shard of a split model (or the shards' name prefix): the tensor is found in\n"
+    "whichever shard holds it. List the tensor names with: gguf-dump --model FILE\n"
     "\n"
     "  --help     this text\n"
     "  --version  the tool's version\n"
@@ -44,12 +45,12 @@ int main(int argc, char** argv) {
   const std::string& name = cmd.args.positional[1];
   const std::string& out_path = cmd.args.positional[2];
 
-  const auto g = cli::open(path);
+  const auto g = cli::open_model(path);  // a file, or a split model through any shard
   if (!g) return 1;
   const gguf::tensor_info* t = g->find_tensor(name);
   if (!t) {
-    return cli::fail("%s: no tensor named '%s' (list the tensor names with: gguf-dump %s)", path.c_str(), name.c_str(),
-                     path.c_str());
+    return cli::fail("%s: no tensor named '%s' (list the tensor names with: gguf-dump --model %s)", path.c_str(),
+                     name.c_str(), path.c_str());
   }
 
   const bool to_stdout = out_path == "-";

@@ -18,7 +18,8 @@ namespace {
 
 constexpr cli::tool tool{
     "gguf-load", "gguf-load FILE",
-    "Loads every tensor of the GGUF model FILE into float32 buffers, the loop an inference engine starts\n"
+    "Loads every tensor of the GGUF model FILE (a file, or any shard of a split model, or the shards'\n"
+    "name prefix) into float32 buffers, the loop an inference engine starts\n"
     "from, then prints one line per tensor (name, type, shape outermost first) and a checksum of all the\n"
     "floats (FNV-1a 64 of their bytes), so two loaders can be compared.\n"
     "\n"
@@ -47,14 +48,15 @@ int main(int argc, char** argv) {
   const std::string& path = cmd.args.positional[0];
 
   // 1. Map and parse. Everything below points into the mapping, which `model` owns.
-  const auto model = cli::open(path);
+  const auto model = cli::open_model(path);  // a file, or a split model through any shard
   if (!model) return 1;
 
   // 2. Hyperparameters come from the metadata, keyed by architecture.
   const std::string_view arch = model->metadata().architecture();
   const auto n_layer = model->metadata().get_arch<std::uint32_t>("block_count");
-  std::printf("%s: %.*s, %u layers, %zu tensors\n", path.c_str(), static_cast<int>(arch.size()), arch.data(),
-              n_layer ? *n_layer : 0u, model->tensors().size());
+  std::printf("%s: %.*s, %u layers, %zu tensors in %zu file%s\n", path.c_str(), static_cast<int>(arch.size()),
+              arch.data(), n_layer ? *n_layer : 0u, model->tensors().size(), model->n_shards(),
+              model->n_shards() == 1 ? "" : "s");
 
   // 3. Every tensor to float32. dequantize() checks the buffer size and never throws; a parsed file's
   //    tensors always fit (their bytes were checked against the file).

@@ -19,7 +19,8 @@ namespace {
 
 constexpr cli::tool tool{
     "gguf-metadata", "gguf-metadata FILE",
-    "Prints what the GGUF model FILE says about itself: the architecture's hyperparameters\n"
+    "Prints what the GGUF model FILE (or the split model any shard FILE belongs to) says about itself:\n"
+    "the architecture's hyperparameters\n"
     "(<arch>.context_length, .embedding_length, .block_count, .attention.head_count, ...), the\n"
     "tokenizer (tokenizer.ggml.model, the vocabulary's size and first tokens, the special tokens) and\n"
     "the chat template (tokenizer.chat_template).\n"
@@ -66,7 +67,7 @@ std::optional<std::string_view> token_text(const gguf::array_view& tokens, std::
 int main(int argc, char** argv) {
   const cli::parse_result cmd = cli::parse(argc, argv, tool, {}, 1, 1);
   if (cmd.exit) return *cmd.exit;
-  const auto model = cli::open(cmd.args.positional[0]);
+  const auto model = cli::open_model(cmd.args.positional[0]);  // a file, or a split model through any shard
   if (!model) return 1;
   const gguf::metadata_table& m = model->metadata();
 

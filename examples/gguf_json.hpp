@@ -162,16 +162,11 @@ inline void append_value(std::string& out, const gguf::value_view& v) {
   }
 }
 
-/** The whole document, without a trailing newline. */
-inline std::string to_json(const gguf::file& f) {
-  std::string out;
-  out.reserve(f.bytes().size() / 2 + 256);
-  out += "{\"version\": " + std::to_string(f.version());
-  out += ", \"alignment\": " + std::to_string(f.alignment());
-  out += ", \"data_offset\": " + std::to_string(f.data_offset());
-  out += ", \"metadata\": [";
+/** The metadata array: `[{"key", "type", "value"}, ...]` in file order. */
+inline void append_metadata(std::string& out, const gguf::metadata_table& m) {
+  out += '[';
   bool first = true;
-  for (const gguf::metadata_entry& e : f.metadata()) {
+  for (const gguf::metadata_entry& e : m) {
     if (!first) out += ", ";
     first = false;
     out += "{\"key\": ";
@@ -182,25 +177,77 @@ inline std::string to_json(const gguf::file& f) {
     append_value(out, e.value);
     out += '}';
   }
-  out += "], \"tensors\": [";
-  first = true;
+  out += ']';
+}
+
+/** One tensor: `{"name", "type", "shape", "offset", "size"`, without the closing brace. */
+inline void append_tensor(std::string& out, const gguf::tensor_info& t) {
+  out += "{\"name\": ";
+  append_string(out, t.name);
+  out += ", \"type\": \"";
+  out += gguf::to_string(t.type);
+  out += "\", \"shape\": [";
+  // ggml pads shapes to 4 dims with 1s and does not expose n_dims: trailing 1s are not printed.
+  std::size_t dims = gguf::max_dims;
+  while (dims > 1 && t.ne[dims - 1] == 1) --dims;
+  for (std::size_t d = 0; d < dims; ++d) {
+    if (d) out += ", ";
+    out += std::to_string(t.ne[d]);
+  }
+  out += "], \"offset\": " + std::to_string(t.offset);
+  out += ", \"size\": " + std::to_string(t.n_bytes);
+}
+
+/** `{"version", "alignment", "data_offset", "metadata"` of a file, then `, "tensors": [`. */
+inline void append_head(std::string& out, const gguf::file& f) {
+  out += "{\"version\": " + std::to_string(f.version());
+  out += ", \"alignment\": " + std::to_string(f.alignment());
+  out += ", \"data_offset\": " + std::to_string(f.data_offset());
+  out += ", \"metadata\": ";
+  append_metadata(out, f.metadata());
+  out += ", \"tensors\": [";
+}
+
+/** The whole document of one file, without a trailing newline. */
+inline std::string to_json(const gguf::file& f) {
+  std::string out;
+  out.reserve(f.bytes().size() / 2 + 256);
+  append_head(out, f);
+  bool first = true;
   for (const gguf::tensor_info& t : f.tensors()) {
     if (!first) out += ", ";
     first = false;
-    out += "{\"name\": ";
-    append_string(out, t.name);
-    out += ", \"type\": \"";
-    out += gguf::to_string(t.type);
-    out += "\", \"shape\": [";
-    // ggml pads shapes to 4 dims with 1s and does not expose n_dims: trailing 1s are not printed.
-    std::size_t dims = gguf::max_dims;
-    while (dims > 1 && t.ne[dims - 1] == 1) --dims;
-    for (std::size_t d = 0; d < dims; ++d) {
-      if (d) out += ", ";
-      out += std::to_string(t.ne[d]);
-    }
-    out += "], \"offset\": " + std::to_string(t.offset);
-    out += ", \"size\": " + std::to_string(t.n_bytes) + "}";
+    append_tensor(out, t);
+    out += '}';
+  }
+  out += "]}";
+  return out;
+}
+
+/**
+ * A whole model, one file or shards (`gguf-dump --model --json`): the schema of one file for the first
+ * shard's header and metadata, every tensor of every shard with `"shard"` (its shard's number, from 0;
+ * `"offset"` is relative to that shard's data section), and `"shards"`: `[{"file", "data_offset",
+ * "tensors", "size"}, ...]`.
+ */
+inline std::string to_json(const gguf::model& m) {
+  std::string out;
+  append_head(out, m.shard(0).info());  // the model's metadata is the first shard's
+  bool first = true;
+  for (const gguf::tensor_info& t : m.tensors()) {
+    if (!first) out += ", ";
+    first = false;
+    append_tensor(out, t);
+    out += ", \"shard\": " + std::to_string(m.shard_of(t)) + "}";
+  }
+  out += "], \"shards\": [";
+  for (std::size_t k = 0; k < m.n_shards(); ++k) {
+    if (k) out += ", ";
+    out += "{\"file\": ";
+    append_string(out, m.shard_path(k).filename().string());
+    out += ", \"data_offset\": " + std::to_string(m.shard(k).data_offset());
+    out += ", \"tensors\": " + std::to_string(m.shard(k).tensors().size());
+    out += ", \"size\": " + std::to_string(m.shard(k).bytes().size()) + "}";
   }
   out += "]}";
   return out;

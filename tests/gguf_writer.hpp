@@ -177,6 +177,11 @@ struct file_builder {
 inline gguf::result<gguf::file> parse(const bytes& b, const gguf::parse_options& opt = {}) {
   return gguf::parse(std::span<const std::byte>(b), opt);
 }
+// As gguf::parse: the file points into `b`, so a temporary would dangle (ASan found three tests doing it).
+gguf::result<gguf::file> parse(bytes&& b, const gguf::parse_options& opt = {}) = delete;
+
+/** Whether the bytes parse (nothing of the file is kept, so a temporary is fine). */
+inline bool accepts(const bytes& b, const gguf::parse_options& opt = {}) { return parse(b, opt).has_value(); }
 
 }  // namespace test
 

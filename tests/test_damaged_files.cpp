@@ -12,20 +12,13 @@
 
 #include "damage.hpp"
 #include "gguf_writer.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 using gguf::damage;
 using gguf::errc;
 
 namespace {
-
-test::bytes read_file(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::vector<char> c((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  test::bytes b(c.size());
-  for (std::size_t i = 0; i < c.size(); ++i) b[i] = static_cast<std::byte>(c[i]);
-  return b;
-}
 
 // The real files in tests/data: converter-written vocabularies, ggml's quant fixtures and a model.
 std::vector<fs::path> real_files() {
@@ -70,7 +63,7 @@ TEST_CASE("a file saved by a text tool is refused, and said to be") {
   int damaged = 0;
   for (const fs::path& p : real_files()) {
     CAPTURE(p.filename().string());
-    const test::bytes good = read_file(p);
+    const test::bytes good = test::read_file(p);
     const std::size_t first = first_invalid_utf8(good);
     auto f = test::parse(good);
     REQUIRE(f);
@@ -91,7 +84,7 @@ TEST_CASE("a file copied in text mode (LF to CR LF) is refused, and said to be")
   int damaged = 0;
   for (const fs::path& p : real_files()) {
     CAPTURE(p.filename().string());
-    const test::bytes good = read_file(p);
+    const test::bytes good = test::read_file(p);
     auto f = test::parse(good);
     REQUIRE(f);
     const auto lf = std::find(good.begin(), good.end(), std::byte{'\n'});
@@ -110,7 +103,7 @@ TEST_CASE("a file copied in text mode (LF to CR LF) is refused, and said to be")
 TEST_CASE("a truncated download is refused wherever it was cut, with the size it has") {
   for (const fs::path& p : real_files()) {
     CAPTURE(p.filename().string());
-    const test::bytes good = read_file(p);
+    const test::bytes good = test::read_file(p);
     auto f = test::parse(good);
     REQUIRE(f);
     std::uint64_t end = f->data_offset();  // the bytes the file needs: its last tensor's end
@@ -135,7 +128,7 @@ TEST_CASE("a preallocated download that stopped (zeros to the end) is refused wh
   int cases = 0;
   for (const fs::path& p : real_files()) {
     CAPTURE(p.filename().string());
-    const test::bytes good = read_file(p);
+    const test::bytes good = test::read_file(p);
     auto f = test::parse(good);
     REQUIRE(f);
     const std::uint64_t last_info =

@@ -66,7 +66,8 @@ TEST_CASE("a type mismatch names the key, the type asked for and the type stored
 TEST_CASE("a refused file's error says where, and what it is about") {
   test::file_builder fb;
   fb.kv<std::uint8_t>("general.flag", 1).kv<std::uint8_t>("general.flag", 2);
-  const gguf::error dup = test::parse(fb.build()).error();
+  const test::bytes b = fb.build();
+  const gguf::error dup = test::parse(b).error();
   CHECK(dup.code == errc::duplicate_key);
   CHECK(dup.has_offset());
   CHECK(gguf::to_string(dup) ==

@@ -18,6 +18,7 @@
 
 #include "gguf_json.hpp"
 #include "gguf_writer.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 using gguf::errc;
@@ -33,14 +34,6 @@ std::vector<std::byte> write_all(const gguf::writer& w, const gguf::write_option
   gguf::vector_sink sink(out);
   const auto r = w.write(sink, opt);
   REQUIRE_MESSAGE(r, gguf::to_string(r.error()));
-  return out;
-}
-
-std::vector<std::byte> slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::vector<char> c{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  std::vector<std::byte> out(c.size());
-  if (!c.empty()) std::memcpy(out.data(), c.data(), c.size());
   return out;
 }
 
@@ -180,7 +173,7 @@ TEST_CASE("every committed file round-trips: parse, write, parse gives the same 
     // Files already in ggml's layout (every fixture the oracle or ggml wrote, v2/v3 little-endian with
     // tensors) come back byte for byte.
     if (g->version() >= 2 && !g->tensors().empty() && g->byte_order() == std::endian::little) {
-      CHECK(bytes == slurp(entry.path()));
+      CHECK(bytes == test::read_file(entry.path()));
     }
     ++n;
   }
@@ -204,7 +197,8 @@ TEST_CASE("set moves a key last as ggml does, replace keeps its place, and remov
   CHECK(w.key(1) == "z");
   CHECK(w.rename("missing", "x").error().code == errc::not_found);
   CHECK(w.rename("b", "z").error().code == errc::duplicate_key);
-  const auto f = test::parse(write_all(w));
+  const test::bytes written = write_all(w);
+  const auto f = test::parse(written);
   REQUIRE(f);
   CHECK(f->metadata()[0].key == "b");
   CHECK(*f->metadata().get<std::string_view>("z") == "moved");
@@ -220,7 +214,8 @@ TEST_CASE("tensors: add, remove, rename, in order") {
   CHECK(w.remove_tensor("b"));
   REQUIRE(w.rename_tensor("c", "b"));
   CHECK(w.rename_tensor("a", "b").error().code == errc::duplicate_tensor);
-  const auto f = test::parse(write_all(w));
+  const test::bytes written = write_all(w);
+  const auto f = test::parse(written);
   REQUIRE(f);
   REQUIRE(f->tensors().size() == 2);
   CHECK(f->tensors()[1].name == "b");
@@ -265,7 +260,8 @@ TEST_CASE("the writer refuses what a reader would refuse, when it is asked for")
   CHECK(size.code == errc::size_mismatch);
   CHECK(size.subject() == "t");
   // What was refused left nothing behind: the file is still valid, with alignment 64.
-  const auto f = test::parse(write_all(w));
+  const test::bytes written = write_all(w);
+  const auto f = test::parse(written);
   REQUIRE(f);
   CHECK(f->alignment() == 64);
   CHECK(f->tensors().size() == 1);
@@ -295,14 +291,14 @@ TEST_CASE("big-endian files hold big-endian tensors: converted both ways, the sa
   w.set_byte_order(std::endian::big);
   const std::vector<std::byte> be = write_all(w);
   // The same bytes as the independent Python conversion (tests/data/make_big_endian.py, gguf-py's rule).
-  CHECK(be == slurp(data_dir / "quants/quants-be.gguf"));
+  CHECK(be == test::read_file(data_dir / "quants/quants-be.gguf"));
   const auto f = gguf::parse(be);
   REQUIRE(f);
   CHECK(f->byte_order() == std::endian::big);
   check_same_content(le->info(), *f);  // every tensor dequantizes to the same floats
   gguf::writer back = gguf::writer::from(*f);
   back.set_byte_order(std::endian::little);
-  CHECK(write_all(back) == slurp(data_dir / "quants/quants-be-le.gguf"));
+  CHECK(write_all(back) == test::read_file(data_dir / "quants/quants-be-le.gguf"));
 
   // gguf-py's four quantized types: only their f16 scales move (d; d and dmin of q4_K; d at 208 of q6_K).
   for (const char* name : {"t.q4_0", "t.q8_0", "t.q4_K", "t.q6_K", "t.mxfp4"}) {
@@ -322,7 +318,7 @@ TEST_CASE("big-endian files hold big-endian tensors: converted both ways, the sa
 }
 
 TEST_CASE("the magic \"FUGG\" (gguf-py's byte-order converter) marks a big-endian file") {
-  std::vector<std::byte> be = slurp(data_dir / "quants/quants-be.gguf");
+  std::vector<std::byte> be = test::read_file(data_dir / "quants/quants-be.gguf");
   std::memcpy(be.data(), "FUGG", 4);
   const auto f = gguf::parse(be);
   REQUIRE(f);
@@ -331,7 +327,7 @@ TEST_CASE("the magic \"FUGG\" (gguf-py's byte-order converter) marks a big-endia
   REQUIRE(le);
   check_same_content(le->info(), *f);
   // FUGG with a little-endian version word is not a file.
-  std::vector<std::byte> bad = slurp(data_dir / "quants/quants-be-le.gguf");
+  std::vector<std::byte> bad = test::read_file(data_dir / "quants/quants-be-le.gguf");
   std::memcpy(bad.data(), "FUGG", 4);
   CHECK(gguf::parse(bad).error().code == errc::bad_version);
 }

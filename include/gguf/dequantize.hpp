@@ -82,12 +82,14 @@ inline result<void> dequantize(ggml_type type, std::span<const std::byte> src, s
  * Dequantize a whole tensor, in the byte order of its file.
  * @param t   the tensor
  * @param out `t.n_elements` floats, in storage order (`ne[0]` fastest)
- * @return nothing; `size_mismatch` (naming the tensor) when `out` has another size
+ * @return nothing; `size_mismatch` (naming the tensor) when `out` has another size, `out_of_bounds` when
+ *         the tensor's data was not read (`parse_prefix`)
  */
 inline result<void> dequantize(const tensor_info& t, std::span<float> out) noexcept {
   if (out.size() != t.n_elements) {
     return error{errc::size_mismatch, "output size differs from the element count"}.about(t.name);
   }
+  if (!t.has_data()) return error{errc::out_of_bounds, "tensor data not read (a header-only parse)"}.about(t.name);
   return dequantize(t.type, t.data, out, t.byte_order);
 }
 
@@ -98,7 +100,8 @@ inline result<void> dequantize(const tensor_info& t, std::span<float> out) noexc
  * @param first_row the first row, from 0
  * @param n_rows    how many rows
  * @param out       exactly `n_rows * ne[0]` floats
- * @return nothing; `out_of_range` for rows outside the tensor, `size_mismatch` for another `out` size
+ * @return nothing; `out_of_range` for rows outside the tensor, `size_mismatch` for another `out` size,
+ *         `out_of_bounds` when the tensor's data was not read (`parse_prefix`)
  */
 inline result<void> dequantize_rows(const tensor_info& t, std::uint64_t first_row, std::uint64_t n_rows,
                                     std::span<float> out) noexcept {
@@ -109,6 +112,7 @@ inline result<void> dequantize_rows(const tensor_info& t, std::uint64_t first_ro
   if (out.size() != n_rows * t.ne[0]) {
     return error{errc::size_mismatch, "output size differs from n_rows * ne[0]"}.about(t.name);
   }
+  if (!t.has_data()) return error{errc::out_of_bounds, "tensor data not read (a header-only parse)"}.about(t.name);
   const std::uint64_t row_bytes = t.row_size();
   return dequantize(
       t.type,

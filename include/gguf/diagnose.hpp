@@ -130,9 +130,13 @@ inline std::string explain(std::span<const std::byte> bytes, const error& e) {
       break;
     case damage::truncated:
       if (d.offset == 0) return s + "; the file is empty";
-      format = "; the file ends at byte %llu, before the data it declares: a truncated download?";  // (printf ignores
-                                                                                                    // the extra number)
-      std::swap(first, second);
+      // (printf ignores an extra number)
+      format = e.needed > d.offset
+                   ? "; the file ends at byte %llu, before the data it declares (it needs %llu bytes): a truncated "
+                     "download?"
+                   : "; the file ends at byte %llu, before the data it declares: a truncated download?";
+      first = d.offset;
+      second = e.needed;
       break;
   }
   char buf[320];

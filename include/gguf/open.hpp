@@ -1,7 +1,11 @@
 #ifndef GGUF_OPEN_HPP
 #define GGUF_OPEN_HPP
 
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <filesystem>
+#include <memory>
 #include <utility>
 
 #include "gguf/format/parser.hpp"
@@ -25,62 +29,36 @@ inline constexpr bool hands_out_views<mapped_gguf> = true;
  * accessor that returns a view is deleted on temporaries (`(*%gguf::open(p)).tensors()` does not
  * compile), so a view can only come from a `mapped_gguf` that is still alive.
  */
-class mapped_gguf {
+class mapped_gguf : public detail::file_accessors<mapped_gguf> {
  public:
-  /** GGUF format version: 1, 2 or 3. */
-  std::uint32_t version() const noexcept { return file_.version(); }
-  /** Byte order of the file's fields. */
-  std::endian byte_order() const noexcept { return file_.byte_order(); }
-  /** `general.alignment`, or 32. */
-  std::uint32_t alignment() const noexcept { return file_.alignment(); }
-  /** Offset of the data section (see `file::data_offset`). */
-  std::uint64_t data_offset() const noexcept { return file_.data_offset(); }
-
-  /** The metadata: key/value pairs in file order, with lookup by key. */
-  const metadata_table& metadata() const& noexcept { return file_.metadata(); }
-  const metadata_table& metadata() const&& = delete;  ///< would dangle: keep the model in a variable
-
-  /** Tensor infos in file order; their `data` views point into the mapping. */
-  std::span<const tensor_info> tensors() const& noexcept { return file_.tensors(); }
-  std::span<const tensor_info> tensors() const&& = delete;  ///< would dangle
-
-  /**
-   * The tensor with this name.
-   * @param name the tensor name, exactly as stored
-   * @return the tensor info, or nullptr when there is none
-   */
-  const tensor_info* find_tensor(std::string_view name) const& noexcept { return file_.find_tensor(name); }
-  const tensor_info* find_tensor(std::string_view name) const&& = delete;  ///< would dangle
-
   /** The whole mapped file. */
   std::span<const std::byte> bytes() const& noexcept { return file_.bytes(); }
   std::span<const std::byte> bytes() const&& = delete;  ///< would dangle
-
-  /** The parsed file, for functions that take a `const file&`; valid while this object lives. */
-  const file& info() const& noexcept { return file_; }
-  const file& info() const&& = delete;  ///< would dangle
 
   /** The mapping, to `mapped_file::prefetch` a tensor before reading it. */
   const mapped_file& mapping() const& noexcept { return map_; }
   const mapped_file& mapping() const&& = delete;  ///< would dangle
 
  private:
+  friend class detail::file_accessors<mapped_gguf>;
   friend result<mapped_gguf> open(const std::filesystem::path& path, const parse_options& opt);
-  mapped_gguf(mapped_file&& m, file&& f) noexcept : map_(std::move(m)), file_(std::move(f)) {}
-  mapped_file map_;  // declared first: destroyed after the views into it
+  mapped_gguf(mapped_file&& m, std::unique_ptr<std::byte[]>&& header, file&& f) noexcept
+      : map_(std::move(m)), header_(std::move(header)), file_(std::move(f)) {}
+  mapped_file map_;                      // declared first: destroyed after the views into it
+  std::unique_ptr<std::byte[]> header_;  // a small header, read apart (see `open`); it does not move
   file file_;
 };
 
-/**
- * Bytes at the start of a file that `open` maps in before parsing: the parser reads every byte of the
- * metadata, and one populate call costs far less than a page fault per 4 KiB (a 100k-token vocabulary
- * spans a thousand pages). Tensor data past this prefix stays lazily mapped.
- */
-inline constexpr std::size_t open_prefetch_bytes = std::size_t{16} << 20;
+/// Headers up to this size (every shard but a model's first, most small models) are read with one read
+/// into a buffer instead of through the mapping: see `open`.
+inline constexpr std::size_t small_header_bytes = std::size_t{64} << 10;
 
 /**
- * Map the file at `path` read-only and parse it. The first `open_prefetch_bytes` are mapped in before
- * parsing; tensor data is read lazily, page by page, when it is first touched.
+ * Map the file at `path` read-only and parse it. Nothing is read ahead, and the mapping is not touched
+ * until tensor data is read: a header that fits in the first `small_header_bytes` is read with one read
+ * call into a buffer the result keeps (on Linux the first touch of a mapping costs twice that read:
+ * page tables, then a TLB flush at unmap; this is what makes opening a model of many shards cheap); a
+ * larger one (a vocabulary) is parsed in place, its pages faulted in as the parse goes.
  * @param path a file name: a `std::filesystem::path` or anything it converts from (`const char*`,
  *             `std::string`, `std::string_view`; wide paths on Windows)
  * @param opt  the parser's limits
@@ -91,10 +69,28 @@ inline constexpr std::size_t open_prefetch_bytes = std::size_t{16} << 20;
 inline result<mapped_gguf> open(const std::filesystem::path& path, const parse_options& opt = {}) {
   auto m = mapped_file::open(path);
   if (!m) return m.error();
-  m->prefetch(0, open_prefetch_bytes);
+  // A small header in a buffer: 16 KiB first (a shard's header), then what the parse asks for, up to
+  // small_header_bytes. The buffer is not zeroed: every byte the parse sees was read.
+  std::size_t have = 0, want = m->size() < (std::size_t{16} << 10) ? m->size() : (std::size_t{16} << 10);
+  std::unique_ptr<std::byte[]> header;
+  while (want <= small_header_bytes) {
+    std::unique_ptr<std::byte[]> bigger(new std::byte[want]);
+    if (have) std::memcpy(bigger.get(), header.get(), have);
+    header = std::move(bigger);
+    if (m->copy_out(have, std::span<std::byte>(header.get() + have, want - have)) != want - have) break;
+    have = want;
+    auto f = parse_prefix(std::span<const std::byte>(header.get(), have), m->size(), opt);
+    if (f) {
+      detail::file_access::rebase(*f, m->bytes());
+      return mapped_gguf(std::move(*m), std::move(header), std::move(*f));
+    }
+    // An error within the prefix is the whole file's error (the prefix parse is exact).
+    if (f.error().code != errc::need_more) return f.error();
+    want = static_cast<std::size_t>(std::max<std::uint64_t>(f.error().needed, 2 * std::uint64_t{have}));
+  }
   auto f = parse(m->bytes(), opt);
   if (!f) return f.error();
-  return mapped_gguf(std::move(*m), std::move(*f));
+  return mapped_gguf(std::move(*m), nullptr, std::move(*f));
 }
 
 GGUF_END_NAMESPACE

@@ -53,6 +53,8 @@ enum class errc : std::uint8_t {
   out_of_range,         ///< a value, index or count outside what the call accepts
   size_mismatch,        ///< a buffer whose size does not match the data (or is not a whole number of blocks)
   unspecified,          ///< a `result<T>` with a `T` was built from `error{}`, which names no failure
+  need_more,            ///< `parse_prefix`: the header goes on past the bytes given; `error::needed` says how far
+  bad_shards,           ///< shards of a split model that do not make one model (missing, misnumbered, miscounted)
 };
 
 /**
@@ -88,6 +90,8 @@ constexpr const char* message(errc code) noexcept {
     case errc::out_of_range: return "out of range";
     case errc::size_mismatch: return "size mismatch";
     case errc::unspecified: return "error without a cause (a result built from error{})";
+    case errc::need_more: return "the header goes on past the bytes given";
+    case errc::bad_shards: return "the shards do not make one model";
   }
   return "unknown error";
 }
@@ -102,7 +106,9 @@ constexpr const char* message(errc code) noexcept {
  *   bytes at most, cut with "..."), so it cannot dangle when the caller's string goes away;
  * - `expected`, `actual`: for a `type_mismatch`, the type asked for and the type stored ("int32",
  *   "uint32"), string literals;
- * - `os_code`: for an `io_error`, the OS's error number (`errno`, or `GetLastError()` on Windows).
+ * - `os_code`: for an `io_error`, the OS's error number (`errno`, or `GetLastError()` on Windows);
+ * - `needed`: for `need_more`, `truncated` and `out_of_bounds`, the size the input must have for the
+ *   failing field to fit (for `need_more`, the exact prefix length with which the parse gets further).
  *
  * `to_string` joins them into one line: "no such metadata key: 'llama.rope.scale'", "metadata value has
  * another type: 'llama.context_length' is uint32, not int32", "cannot open file: No such file or
@@ -117,11 +123,13 @@ struct error {
   // The members are ordered so that the struct has no padding: every byte is initialized, so copies
   // of it never read indeterminate bytes (GCC warns about those).
   std::uint64_t offset = no_offset;  ///< byte offset of the failing field, or `no_offset`
-  const char* detail = nullptr;      ///< a string literal naming the broken rule, or nullptr
-  const char* expected = nullptr;    ///< type_mismatch: the type asked for (a literal), or nullptr
-  const char* actual = nullptr;      ///< type_mismatch: the type stored (a literal), or nullptr
-  std::int32_t os_code = 0;          ///< io_error: errno, or GetLastError() on Windows; 0 when none
-  errc code = errc::success;         ///< what failed; `success` for no error
+  /// need_more, truncated, out_of_bounds: the input size with which the failing field fits; 0 when unknown
+  std::uint64_t needed = 0;
+  const char* detail = nullptr;    ///< a string literal naming the broken rule, or nullptr
+  const char* expected = nullptr;  ///< type_mismatch: the type asked for (a literal), or nullptr
+  const char* actual = nullptr;    ///< type_mismatch: the type stored (a literal), or nullptr
+  std::int32_t os_code = 0;        ///< io_error: errno, or GetLastError() on Windows; 0 when none
+  errc code = errc::success;       ///< what failed; `success` for no error
 
   /** No error (`errc::success`). */
   constexpr error() noexcept = default;
@@ -175,6 +183,25 @@ struct error {
     expected = asked_for;
     actual = stored;
     return *this;
+  }
+  /**
+   * Sets `needed`: the input size with which the failing field would fit.
+   * @return `*this`, to chain
+   */
+  constexpr error& needs(std::uint64_t size) noexcept {
+    needed = size;
+    return *this;
+  }
+  /**
+   * Sets the subject to a file name or path, cut at the front when it is longer than `max_subject`
+   * ("...-00003-of-00005.gguf"): the end of a file name tells one shard from another.
+   * @return `*this`, to chain
+   */
+  constexpr error& about_file(std::string_view name) noexcept {
+    if (name.size() <= max_subject) return about(name);
+    std::size_t from = name.size() - (max_subject - 3);
+    while (from < name.size() && (static_cast<unsigned char>(name[from]) & 0xC0) == 0x80) ++from;  // whole characters
+    return about("...", name.substr(from));
   }
   /**
    * Sets the OS error number of an `io_error`.
@@ -247,6 +274,11 @@ inline std::string to_string(const error& e) {
   if (e.has_offset()) {
     char buf[40];
     std::snprintf(buf, sizeof buf, " (at byte %llu)", static_cast<unsigned long long>(e.offset));
+    s += buf;
+  }
+  if (e.code == errc::need_more && e.needed != 0) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, ": read at least %llu bytes", static_cast<unsigned long long>(e.needed));
     s += buf;
   }
   return s;

@@ -36,6 +36,7 @@ inline constexpr std::uint32_t default_alignment = 32;
 namespace detail {
 template <std::endian Order, class Count>
 class parser;
+struct file_access;
 }  // namespace detail
 
 class file;
@@ -94,6 +95,7 @@ class file {
  private:
   template <std::endian, class>
   friend class detail::parser;
+  friend struct detail::file_access;
 
   std::span<const std::byte> bytes_;
   std::uint32_t version_ = 0;
@@ -104,6 +106,65 @@ class file {
   std::vector<tensor_info> tensors_;
   detail::name_index by_name_;
 };
+
+namespace detail {
+/**
+ * The accessors of a parsed file, for the types that own one together with the bytes it points into
+ * (`mapped_gguf`, `header_buffer`): each forwards to the `file` the owner keeps as `file_`, and those that
+ * return views are deleted on temporaries, where the view would dangle.
+ * @tparam Owner the owning type, which befriends this class
+ */
+template <class Owner>
+class file_accessors {
+ public:
+  /** GGUF format version: 1, 2 or 3. */
+  std::uint32_t version() const noexcept { return parsed().version(); }
+  /** Byte order of the file's fields. */
+  std::endian byte_order() const noexcept { return parsed().byte_order(); }
+  /** `general.alignment`, or 32. */
+  std::uint32_t alignment() const noexcept { return parsed().alignment(); }
+  /** Offset of the data section (see `file::data_offset`). */
+  std::uint64_t data_offset() const noexcept { return parsed().data_offset(); }
+
+  /** The metadata: key/value pairs in file order, with lookup by key. */
+  const metadata_table& metadata() const& noexcept { return parsed().metadata(); }
+  const metadata_table& metadata() const&& = delete;  ///< would dangle: keep the owner in a variable
+
+  /** Tensor infos in file order. */
+  std::span<const tensor_info> tensors() const& noexcept { return parsed().tensors(); }
+  std::span<const tensor_info> tensors() const&& = delete;  ///< would dangle
+
+  /**
+   * The tensor with this name.
+   * @param name the tensor name, exactly as stored
+   * @return the tensor info, or nullptr when there is none
+   */
+  const tensor_info* find_tensor(std::string_view name) const& noexcept { return parsed().find_tensor(name); }
+  const tensor_info* find_tensor(std::string_view name) const&& = delete;  ///< would dangle
+
+  /** The parsed file, for functions that take a `const file&`; valid while its owner lives. */
+  const file& info() const& noexcept { return parsed(); }
+  const file& info() const&& = delete;  ///< would dangle
+
+ private:
+  const file& parsed() const noexcept { return static_cast<const Owner&>(*this).file_; }
+};
+
+/// What `open` needs of a file's insides.
+struct file_access {
+  /**
+   * A header parsed from a copy of a file's first bytes, made to belong to `whole`, the file itself:
+   * `bytes()` becomes `whole`, and every tensor's data a view into it (keys, values and names stay views
+   * into the copy, which the caller keeps alive).
+   */
+  static void rebase(file& f, std::span<const std::byte> whole) noexcept {
+    f.bytes_ = whole;
+    for (tensor_info& t : f.tensors_) {
+      t.data = whole.subspan(static_cast<std::size_t>(t.file_offset), static_cast<std::size_t>(t.n_bytes));
+    }
+  }
+};
+}  // namespace detail
 
 GGUF_END_NAMESPACE
 

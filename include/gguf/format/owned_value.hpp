@@ -134,7 +134,8 @@ class value {
   /** A view of the value, valid while this object lives and is not modified. */
   value_view view() const& noexcept {
     constexpr detail::wire le{std::endian::native != std::endian::little, false};
-    const std::byte* data = bytes_.empty() ? nullptr : bytes_.data();
+    // Never null (an empty string or array points at zeros), as a view of a file never is.
+    const std::byte* data = bytes_.empty() ? detail::zero_bytes : bytes_.data();
     return detail::value_access::make(type_, item_type_, le, data, bytes_.size(), count_);
   }
   value_view view() const&& = delete;  ///< would dangle: keep the value in a variable

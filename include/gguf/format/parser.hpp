@@ -19,22 +19,55 @@
 
 GGUF_BEGIN_NAMESPACE
 
+/// The size to give `parse_prefix` for a file whose size is not known (a pipe, a stream).
+inline constexpr std::uint64_t unknown_size = ~std::uint64_t{0};
+
 namespace detail {
+
+/// `a + b`, or UINT64_MAX when it overflows.
+constexpr std::uint64_t add_sat(std::uint64_t a, std::uint64_t b) noexcept {
+  return a + b < a ? ~std::uint64_t{0} : a + b;
+}
+/// `a * b`, or UINT64_MAX when it overflows.
+constexpr std::uint64_t mul_sat(std::uint64_t a, std::uint64_t b) noexcept {
+  return b != 0 && a > ~std::uint64_t{0} / b ? ~std::uint64_t{0} : a * b;
+}
+
+/**
+ * The error for a field at `at` that needs the input to be `end` bytes long, when fewer are given: past
+ * `max_metadata_bytes` a limit, past the file's size a truncation, else (a prefix of a longer file) a
+ * request for more bytes.
+ */
+inline error short_read(std::uint64_t at, std::uint64_t end, std::uint64_t file_size, const parse_options& opt,
+                        const char* what) noexcept {
+  if (end > opt.max_metadata_bytes && file_size > opt.max_metadata_bytes) {
+    return error{errc::limit_exceeded, at, "header and metadata exceed max_metadata_bytes"};
+  }
+  if (end > file_size) return error{errc::truncated, at, what}.needs(end);
+  return error{errc::need_more, at, what}.needs(end);
+}
 
 /**
  * The GGUF reader: header, metadata and tensor infos, checked against everything a hostile file can
  * get wrong. One instantiation per byte order and count width (v1 stores counts, lengths and
  * dimensions as uint32; v2 and v3 as uint64).
+ *
+ * It reads the first bytes of a file of `file_size` bytes (all of them for `parse`; a prefix for
+ * `parse_prefix`, where the size may be `unknown_size`). A field that does not fit in the bytes given is
+ * a `short_read`: the parse stops there, and says how long the input must be for it to fit. Every other
+ * rule depends only on bytes before the failing field, so a prefix that holds the whole header gives
+ * exactly the result of the whole file.
  */
 template <std::endian Order, class Count>
 class parser {
  public:
-  // The cursor sees only the first max_metadata_bytes: a field that crosses that limit fails like a
-  // truncated one, and `run` tells the two apart by the size of the whole file.
-  parser(std::span<const std::byte> bytes, const parse_options& opt, std::uint32_t version) noexcept
+  // The cursor sees only the first max_metadata_bytes: a field that crosses that limit fails as a limit.
+  parser(std::span<const std::byte> bytes, std::uint64_t file_size, const parse_options& opt,
+         std::uint32_t version) noexcept
       : r_(bytes.first(static_cast<std::size_t>(std::min<std::uint64_t>(bytes.size(), opt.max_metadata_bytes))), 8),
         opt_(opt),
         bytes_(bytes),
+        file_size_(file_size),
         version_(version) {
     w_.swap = Order != std::endian::native;
     w_.narrow = sizeof(Count) == 4;
@@ -42,30 +75,21 @@ class parser {
   }
 
   result<file> run() {
-    result<file> f = parse_all();
-    if (!f && f.error().code == errc::truncated && bytes_.size() > r_.size()) {
-      return error{errc::limit_exceeded, f.error().offset, "header and metadata exceed max_metadata_bytes"};
-    }
-    return f;
-  }
-
- private:
-  result<file> parse_all() {
     file f;
     f.bytes_ = bytes_;
     f.version_ = version_;
     f.byte_order_ = Order;
 
-    // Header counts. Each kv and tensor info takes a minimum number of bytes, so a count the
-    // remaining bytes cannot hold is refused before anything is reserved for it.
+    // Header counts. Each kv and tensor info takes a minimum number of bytes, so a count the bytes
+    // cannot hold is refused (or more bytes asked for) before anything is reserved for it.
     std::uint64_t n_tensors = 0, n_kv = 0;
-    if (!read_count(n_tensors)) return error{errc::truncated, r_.position(), "header ends before the tensor count"};
-    if (!read_count(n_kv)) return error{errc::truncated, r_.position(), "header ends before the metadata count"};
+    if (!read_count(n_tensors, "header ends before the tensor count")) return err_;
+    if (!read_count(n_kv, "header ends before the metadata count")) return err_;
     constexpr std::uint64_t min_kv = sizeof(Count) + 4 + 1;          // key length, type, u8 value
     constexpr std::uint64_t min_tensor = sizeof(Count) + 4 + 4 + 8;  // name len, n_dims, type, offset
-    const std::uint64_t room = r_.remaining();
-    if (n_kv > room / min_kv || n_tensors > (room - n_kv * min_kv) / min_tensor) {
-      return error{errc::truncated, 8, "tensor or metadata count exceeds what the file can hold"};
+    const std::uint64_t least = add_sat(mul_sat(n_kv, min_kv), mul_sat(n_tensors, min_tensor));
+    if (least > r_.remaining()) {
+      return short_of(8, add_sat(r_.position(), least), "tensor or metadata count exceeds what the file can hold");
     }
 
     // Metadata.
@@ -77,7 +101,7 @@ class parser {
       if (e.key.empty()) return error{errc::empty_key, e.offset, "metadata key is empty"};
       std::uint32_t type = 0;
       const std::size_t type_at = r_.position();
-      if (!r_.read(type)) return error{errc::truncated, type_at, "file ends before a value type"};
+      if (!read(type, "file ends before a value type")) return err_.about(e.key);
       if (!read_value(type, type_at, 0, e.value)) return err_.about(e.key);
       f.metadata_.push_back(e);
     }
@@ -109,21 +133,29 @@ class parser {
     info_at.push_back(infos_end);
     const auto offset_field = [&](std::size_t i) { return info_at[i + 1] - 8; };
 
-    // Data section: aligned after the infos when there are tensors (ggml leaves a tensorless file unpadded).
+    // Data section: aligned after the infos when there are tensors (ggml leaves a tensorless file
+    // unpadded). Only its place is part of the header: a prefix need not reach it.
     std::uint64_t data = infos_end;
     if (n_tensors > 0) data = (data + f.alignment_ - 1) / f.alignment_ * f.alignment_;
-    if (data > bytes_.size()) return error{errc::truncated, r_.position(), "file ends before the data section"};
+    if (data > file_size_) {
+      return error{errc::truncated, r_.position(), "file ends before the data section"}.needs(data);
+    }
     f.data_offset_ = data;
-    const std::uint64_t data_size = bytes_.size() - data;
     for (std::size_t i = 0; i < f.tensors_.size(); ++i) {
       tensor_info& t = f.tensors_[i];
-      if (t.offset > data_size || t.n_bytes > data_size - t.offset) {
-        return error{errc::out_of_bounds, offset_field(i), "tensor data extends past the end of the file"}.about(
-            t.name);
+      // Past the end of the file (when its size is known), or of any file (when it is not).
+      const std::uint64_t end = add_sat(add_sat(data, t.offset), t.n_bytes);
+      if (end > file_size_ || end == ~std::uint64_t{0}) {
+        return error{errc::out_of_bounds, offset_field(i), "tensor data extends past the end of the file"}
+            .about(t.name)
+            .needs(end);
       }
       t.file_offset = data + t.offset;
-      t.data = bytes_.subspan(static_cast<std::size_t>(t.file_offset), static_cast<std::size_t>(t.n_bytes));
       t.byte_order = Order;  // a big-endian file holds big-endian tensors (format/byte_order.hpp)
+      // The data, when the bytes given hold it (always for a whole file; a prefix may end before).
+      if (end <= bytes_.size()) {
+        t.data = bytes_.subspan(static_cast<std::size_t>(t.file_offset), static_cast<std::size_t>(t.n_bytes));
+      }
     }
 
     // Names: a sorted index for lookup, which also finds duplicates.
@@ -137,14 +169,30 @@ class parser {
     return f;
   }
 
+ private:
   bool fail(errc c, std::uint64_t at, const char* what, std::string_view subject = {}) noexcept {
     err_ = error{c, at, what}.about(subject);
     return false;
   }
 
-  bool read_count(std::uint64_t& n) noexcept {
-    Count c;
-    if (!r_.read(c)) return false;
+  // A field at `at` that needs the input to be `end` bytes long did not fit.
+  error short_of(std::uint64_t at, std::uint64_t end, const char* what) noexcept {
+    return short_read(at, end, file_size_, opt_, what);
+  }
+  bool fail_short(std::uint64_t at, std::uint64_t end, const char* what) noexcept {
+    err_ = short_of(at, end, what);
+    return false;
+  }
+
+  template <class T>
+  bool read(T& out, const char* what) noexcept {
+    const std::size_t at = r_.position();
+    return r_.read(out) || fail_short(at, at + sizeof(T), what);
+  }
+
+  bool read_count(std::uint64_t& n, const char* what) noexcept {
+    Count c = 0;
+    if (!read(c, what)) return false;
     n = c;
     return true;
   }
@@ -153,9 +201,9 @@ class parser {
   bool read_string(std::string_view& s) noexcept {
     const std::size_t at = r_.position();
     std::uint64_t len = 0;
-    if (!read_count(len)) return fail(errc::truncated, at, "file ends before a string length");
+    if (!read_count(len, "file ends before a string length")) return false;
     if (len > opt_.max_string_length) return fail(errc::limit_exceeded, at, "string longer than max_string_length");
-    if (!r_.has(len)) return fail(errc::truncated, at, "string length exceeds the remaining bytes");
+    if (!r_.has(len)) return fail_short(at, add_sat(r_.position(), len), "string length exceeds the remaining bytes");
     s = {reinterpret_cast<const char*>(r_.cursor()), static_cast<std::size_t>(len)};
     r_.skip(len);
     return true;
@@ -167,7 +215,7 @@ class parser {
     const auto t = static_cast<value_type>(type);
     const std::size_t at = r_.position();
     if (const std::size_t fs = fixed_size(t)) {
-      if (!r_.has(fs)) return fail(errc::truncated, at, "file ends inside a value");
+      if (!r_.has(fs)) return fail_short(at, at + fs, "file ends inside a value");
       if (t == value_type::boolean && std::to_integer<std::uint8_t>(*r_.cursor()) > 1) {
         return fail(errc::bad_bool, at, "bool byte is neither 0 nor 1");
       }
@@ -189,17 +237,21 @@ class parser {
     if (depth > max_depth_) return fail(errc::too_deep, at, "arrays nested deeper than max_depth");
     std::uint32_t item = 0;
     std::uint64_t n = 0;
-    if (!r_.read(item)) return fail(errc::truncated, at, "file ends before an array item type");
+    if (!read(item, "file ends before an array item type")) return false;
     if (item >= value_type_count) return fail(errc::bad_value_type, at, "unknown array item type");
-    if (!read_count(n)) return fail(errc::truncated, at + 4, "file ends before an array length");
+    if (!read_count(n, "file ends before an array length")) return false;
     if (n > opt_.max_array_length) return fail(errc::limit_exceeded, at + 4, "array longer than max_array_length");
     const auto it = static_cast<value_type>(item);
     const std::size_t begin = r_.position();
     const std::byte* items = r_.cursor();
     const std::uint64_t room = r_.remaining();
+    // Every item takes at least `least` bytes: a length the bytes cannot hold stops here.
+    const auto too_long = [&](std::uint64_t least) {
+      return fail_short(at + 4, add_sat(begin, mul_sat(n, least)), "array length exceeds the remaining bytes");
+    };
 
     if (const std::size_t fs = fixed_size(it)) {
-      if (n > room / fs) return fail(errc::truncated, at + 4, "array length exceeds the remaining bytes");
+      if (n > room / fs) return too_long(fs);
       if (it == value_type::boolean) {
         for (std::uint64_t i = 0; i < n; ++i) {
           if (std::to_integer<std::uint8_t>(items[i]) > 1)
@@ -210,29 +262,25 @@ class parser {
     } else if (it == value_type::string) {
       // The hot loop of every vocabulary: 100k+ length-prefixed strings. Each length is checked
       // against what remains, so a lying length cannot move the cursor past the end.
-      if (n > room / sizeof(Count)) return fail(errc::truncated, at + 4, "array length exceeds the remaining bytes");
+      if (n > room / sizeof(Count)) return too_long(sizeof(Count));
       const std::byte* p = items;
       const std::byte* const end = items + room;
       const std::uint64_t max_len = opt_.max_string_length;
       for (std::uint64_t i = 0; i < n; ++i) {
+        const std::uint64_t here = begin + static_cast<std::uint64_t>(p - items);
         if (static_cast<std::size_t>(end - p) < sizeof(Count)) {
-          return fail(errc::truncated, begin + static_cast<std::size_t>(p - items), "file ends before a string length");
+          return fail_short(here, here + sizeof(Count), "file ends before a string length");
         }
         const std::uint64_t len = detail::load<Count, Order>(p);
-        if (len > max_len) {
-          return fail(errc::limit_exceeded, begin + static_cast<std::size_t>(p - items),
-                      "string longer than max_string_length");
-        }
+        if (len > max_len) return fail(errc::limit_exceeded, here, "string longer than max_string_length");
         if (len > static_cast<std::uint64_t>(end - p) - sizeof(Count)) {
-          return fail(errc::truncated, begin + static_cast<std::size_t>(p - items),
-                      "string length exceeds the remaining bytes");
+          return fail_short(here, add_sat(here + sizeof(Count), len), "string length exceeds the remaining bytes");
         }
         p += sizeof(Count) + len;
       }
       r_.skip(static_cast<std::uint64_t>(p - items));
     } else {  // arrays of arrays: each item is an item type, a count and items
-      if (n > room / (4 + sizeof(Count)))
-        return fail(errc::truncated, at + 4, "array length exceeds the remaining bytes");
+      if (n > room / (4 + sizeof(Count))) return too_long(4 + sizeof(Count));
       for (std::uint64_t i = 0; i < n; ++i) {
         value_view nested;
         if (!read_array(r_.position(), depth + 1, nested)) return false;
@@ -249,11 +297,11 @@ class parser {
     if (t.name.size() >= 64) return fail(errc::bad_tensor_name, at, "tensor name longer than 63 bytes");
 
     const std::size_t dims_at = r_.position();
-    if (!r_.read(t.n_dims)) return fail(errc::truncated, dims_at, "file ends before n_dims");
+    if (!read(t.n_dims, "file ends before n_dims")) return false;
     if (t.n_dims > max_dims) return fail(errc::bad_dimensions, dims_at, "n_dims is greater than 4");
     for (std::uint32_t d = 0; d < t.n_dims; ++d) {
       const std::size_t ne_at = r_.position();
-      if (!read_count(t.ne[d])) return fail(errc::truncated, ne_at, "file ends inside the dimensions");
+      if (!read_count(t.ne[d], "file ends inside the dimensions")) return false;
       if (t.ne[d] > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
         return fail(errc::bad_dimensions, ne_at, "negative dimension");
       }
@@ -270,7 +318,7 @@ class parser {
 
     const std::size_t type_at = r_.position();
     std::uint32_t type = 0;
-    if (!r_.read(type)) return fail(errc::truncated, type_at, "file ends before the tensor type");
+    if (!read(type, "file ends before the tensor type")) return false;
     const type_traits* tt = find_type(type);
     if (!tt) return fail(errc::bad_tensor_type, type_at, "unknown or removed tensor type");
     t.type = tt->type;
@@ -283,7 +331,7 @@ class parser {
     t.n_bytes = blocks * tt->type_size;
 
     const std::size_t off_at = r_.position();
-    if (!r_.read(t.offset)) return fail(errc::truncated, off_at, "file ends before the tensor offset");
+    if (!read(t.offset, "file ends before the tensor offset")) return false;
     if (t.offset % alignment != 0)
       return fail(errc::misaligned_offset, off_at, "tensor offset is not a multiple of the alignment");
     return true;
@@ -316,11 +364,35 @@ class parser {
   byte_reader<Order> r_;
   const parse_options& opt_;
   std::span<const std::byte> bytes_;
+  std::uint64_t file_size_;
   std::uint32_t version_;
   std::uint32_t max_depth_ = 64;
   detail::wire w_{};
   error err_{};
 };
+
+/** Magic and version, then the parser of that byte order and count width. */
+inline result<file> parse_any(std::span<const std::byte> bytes, std::uint64_t file_size, const parse_options& opt) {
+  if (bytes.size() < 4) return short_read(0, 4, file_size, opt, "file ends before the magic");
+  // "GGUF"; or "FUGG", the magic gguf-py's byte-order converter writes to mark a big-endian file.
+  const bool fugg = std::memcmp(bytes.data(), "FUGG", 4) == 0;
+  if (!fugg && std::memcmp(bytes.data(), "GGUF", 4) != 0) return error{errc::bad_magic, 0, "magic is not \"GGUF\""};
+  if (bytes.size() < 8) return short_read(4, 8, file_size, opt, "file ends before the version");
+  // With the "GGUF" magic nothing marks a big-endian file but its version word: 3 reads as 0x03000000
+  // the wrong way round.
+  const auto v = detail::load<std::uint32_t, std::endian::little>(bytes.data() + 4);
+  const auto vs = detail::byteswap_unsigned(v);
+  if (v >= 1 && v <= 3 && !fugg) {
+    if (v == 1) return parser<std::endian::little, std::uint32_t>(bytes, file_size, opt, v).run();
+    return parser<std::endian::little, std::uint64_t>(bytes, file_size, opt, v).run();
+  }
+  if (vs >= 1 && vs <= 3) {
+    if (vs == 1) return parser<std::endian::big, std::uint32_t>(bytes, file_size, opt, vs).run();
+    return parser<std::endian::big, std::uint64_t>(bytes, file_size, opt, vs).run();
+  }
+  if (fugg) return error{errc::bad_version, 4, "big-endian magic \"FUGG\" with a version that is not 1, 2 or 3"};
+  return error{errc::bad_version, 4, v == 0 ? "version 0" : "version is not 1, 2 or 3"};
+}
 
 }  // namespace detail
 
@@ -332,25 +404,7 @@ class parser {
  * @return the file, or the first rule the bytes break (code, byte offset, description)
  */
 inline result<file> parse(std::span<const std::byte> bytes, const parse_options& opt = {}) {
-  if (bytes.size() < 4) return error{errc::truncated, 0, "file ends before the magic"};
-  // "GGUF"; or "FUGG", the magic gguf-py's byte-order converter writes to mark a big-endian file.
-  const bool fugg = std::memcmp(bytes.data(), "FUGG", 4) == 0;
-  if (!fugg && std::memcmp(bytes.data(), "GGUF", 4) != 0) return error{errc::bad_magic, 0, "magic is not \"GGUF\""};
-  if (bytes.size() < 8) return error{errc::truncated, 4, "file ends before the version"};
-  // With the "GGUF" magic nothing marks a big-endian file but its version word: 3 reads as 0x03000000
-  // the wrong way round.
-  const auto v = detail::load<std::uint32_t, std::endian::little>(bytes.data() + 4);
-  const auto vs = detail::byteswap_unsigned(v);
-  if (v >= 1 && v <= 3 && !fugg) {
-    if (v == 1) return detail::parser<std::endian::little, std::uint32_t>(bytes, opt, v).run();
-    return detail::parser<std::endian::little, std::uint64_t>(bytes, opt, v).run();
-  }
-  if (vs >= 1 && vs <= 3) {
-    if (vs == 1) return detail::parser<std::endian::big, std::uint32_t>(bytes, opt, vs).run();
-    return detail::parser<std::endian::big, std::uint64_t>(bytes, opt, vs).run();
-  }
-  if (fugg) return error{errc::bad_version, 4, "big-endian magic \"FUGG\" with a version that is not 1, 2 or 3"};
-  return error{errc::bad_version, 4, v == 0 ? "version 0" : "version is not 1, 2 or 3"};
+  return detail::parse_any(bytes, bytes.size(), opt);
 }
 
 /**
@@ -365,12 +419,49 @@ inline result<file> parse(const void* data, std::size_t size, const parse_option
 }
 
 /**
+ * Parse the header, metadata and tensor infos from the first bytes of a file, without its tensor data:
+ * for a file read over HTTP range requests, from a pipe, or through a callback (`gguf::read_header`).
+ *
+ * Either the prefix holds the whole header, and the result is what `parse` gives for the whole file,
+ * except that a tensor whose bytes lie past the prefix has an empty `data` (`tensor_info::has_data()` is
+ * false); or it is `errc::need_more` with `error().needed`, the exact length of the shortest prefix
+ * with which the parse gets further (every shorter prefix gives this same answer). Read at least that
+ * much and call again: reading about twice what you have each time, a header takes a few requests
+ * (the shared vocabularies, 0.6 to 4 MiB of header, take one or two from 2 MiB). Never reads a byte
+ * past the prefix.
+ *
+ * @param prefix    the first bytes of the file (any number, up to the whole file)
+ * @param file_size the size of the whole file when known (a `stat`, a Content-Length), else
+ *                  `unknown_size`. Known, the result equals `parse`'s for the whole file, errors
+ *                  included: a field past the end is `truncated`, tensor data past it `out_of_bounds`.
+ *                  Unknown, tensor data is only checked to lie within any possible file.
+ * @param opt       limits beyond the bytes themselves (`max_metadata_bytes` also bounds what a prefix
+ *                  may be asked to grow to)
+ * @return the file (views into `prefix`), `need_more`, or the first rule the bytes break
+ */
+inline result<file> parse_prefix(std::span<const std::byte> prefix, std::uint64_t file_size = unknown_size,
+                                 const parse_options& opt = {}) {
+  if (file_size < prefix.size()) {
+    return error{errc::size_mismatch, "the prefix is longer than the file size given"};
+  }
+  return detail::parse_any(prefix, file_size, opt);
+}
+
+/**
  * Deleted: parsing a temporary buffer (`parse(read_file(path))`) would hand out views into bytes that die
  * at the end of the statement; keep the buffer in a variable. Views (`std::span`) and lvalues are accepted.
  */
 template <class Bytes>
 requires(std::ranges::contiguous_range<Bytes> && !std::ranges::borrowed_range<Bytes> &&
          !std::is_lvalue_reference_v<Bytes>) result<file> parse(Bytes&& temporary, const parse_options& opt = {})
+= delete;
+
+/** Deleted for the same reason as `parse` of a temporary. */
+template <class Bytes>
+requires(std::ranges::contiguous_range<Bytes> && !std::ranges::borrowed_range<Bytes> &&
+         !std::is_lvalue_reference_v<Bytes>) result<file> parse_prefix(Bytes&& temporary,
+                                                                       std::uint64_t file_size = unknown_size,
+                                                                       const parse_options& opt = {})
 = delete;
 
 GGUF_END_NAMESPACE

@@ -75,14 +75,20 @@ struct tensor_info {
   std::uint32_t n_dims = 0;         ///< as stored (0..4)
   /// Elements per dimension, innermost first as stored (`ne[0]` is the row length); padded with 1s.
   std::array<std::uint64_t, max_dims> ne{1, 1, 1, 1};
-  std::uint64_t offset = 0;         ///< relative to the start of the data section
-  std::uint64_t file_offset = 0;    ///< absolute offset of the first byte in the file
-  std::uint64_t n_elements = 0;     ///< ne[0] * ne[1] * ne[2] * ne[3], below INT64_MAX
-  std::uint64_t n_bytes = 0;        ///< the data's size: n_elements / block_size * type_size
-  std::span<const std::byte> data;  ///< the tensor's bytes in the file (or mapping)
+  std::uint64_t offset = 0;       ///< relative to the start of the data section
+  std::uint64_t file_offset = 0;  ///< absolute offset of the first byte in the file
+  std::uint64_t n_elements = 0;   ///< ne[0] * ne[1] * ne[2] * ne[3], below INT64_MAX
+  std::uint64_t n_bytes = 0;      ///< the data's size: n_elements / block_size * type_size
+  /// The tensor's bytes in the file (or mapping); empty when a header-only parse (`parse_prefix`) did
+  /// not get them (then `has_data()` is false).
+  std::span<const std::byte> data;
   /// The byte order of `data`: the file's (a big-endian file holds big-endian tensors; see
   /// gguf/format/byte_order.hpp). `dequantize` converts; the bytes themselves are as stored.
   std::endian byte_order = std::endian::little;
+
+  /// True when `data` holds the tensor's bytes: always after `parse`, `open` and `open_model`; after
+  /// `parse_prefix` only for tensors that lie within the prefix.
+  bool has_data() const noexcept { return data.size() == n_bytes; }
 
   /// The traits of `type`: block size, bytes per block, name.
   const type_traits& traits() const noexcept { return ::gguf::traits(type); }

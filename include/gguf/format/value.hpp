@@ -154,6 +154,8 @@ struct wire {
 };
 
 struct value_access;  // builds views: the parser's and iteration's way in
+/// What a default `value_view` points at: a uint8 0.
+inline constexpr std::byte zero_bytes[8] = {};
 
 /// The GGUF name of the integer type T ("int32", ...), for errors; a string literal.
 template <class T>
@@ -179,7 +181,7 @@ constexpr const char* integer_name() noexcept {
  */
 class value_view {
  public:
-  /** An empty view (type uint8, no bytes); only the parser and array iteration make real ones. */
+  /** The uint8 0 (the bytes of no file); only the parser and array iteration make views of a file. */
   constexpr value_view() noexcept = default;
 
   /// The stored type.
@@ -221,9 +223,9 @@ class value_view {
   value_type type_ = value_type::uint8;
   value_type item_type_ = value_type::uint8;
   detail::wire wire_{};
-  const std::byte* data_ = nullptr;
-  std::uint64_t size_ = 0;   // bytes: the scalar, the string characters, or all array items
-  std::uint64_t count_ = 0;  // arrays: number of items
+  const std::byte* data_ = detail::zero_bytes;  // never null: a default view reads as the uint8 0
+  std::uint64_t size_ = 1;                      // bytes: the scalar, the string characters, or all array items
+  std::uint64_t count_ = 1;                     // arrays: number of items
 };
 
 namespace detail {

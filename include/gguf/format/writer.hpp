@@ -100,6 +100,20 @@ class writer {
     return w;
   }
 
+  /**
+   * A writer holding `f`'s keys in order (views into `f`'s bytes) and no tensors: the start of a file
+   * that keeps a model's metadata with other tensors (a shard, a merged model, a quantized copy).
+   * Version 3 (as ggml's `gguf_init_empty` + `gguf_set_kv`); byte order: `f`'s.
+   * @param f a parsed file; its bytes must outlive the writer
+   */
+  static writer from_metadata(const file& f) {
+    writer w;
+    w.order_ = f.byte_order();
+    w.keys_.reserve(f.metadata().size());
+    for (const metadata_entry& e : f.metadata()) w.keys_.push_back(entry{std::string(e.key), std::nullopt, e.value});
+    return w;
+  }
+
   // ---- Header ---------------------------------------------------------------------------------
 
   /** The version written: 2 or 3. */

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <span>
 #include <mutex>
@@ -201,6 +202,31 @@ class mapped_file {
   const std::byte* data() const&& = delete;  ///< would dangle
   /** The file's size in bytes. */
   std::size_t size() const noexcept { return size_; }
+
+  /**
+   * Copies bytes of the file without touching the mapping: on POSIX a `pread` from the file itself, so
+   * that a mapping nobody has read yet stays unpopulated (the first touch of a mapping costs more than a
+   * small read: page tables, then a TLB flush when it is unmapped); elsewhere a copy from the mapping.
+   * @param offset where to start, from the start of the file
+   * @param out    the buffer to fill
+   * @return the bytes copied: `out.size()`, or fewer past the end of the file or when the read fails
+   */
+  std::size_t copy_out(std::uint64_t offset, std::span<std::byte> out) const noexcept {
+    if (offset >= size_) return 0;
+    if (out.size() > size_ - offset) out = out.first(static_cast<std::size_t>(size_ - offset));
+#if !defined(_WIN32)
+    std::size_t done = 0;
+    while (fd_ >= 0 && done < out.size()) {
+      const ssize_t n = ::pread(fd_, out.data() + done, out.size() - done, static_cast<off_t>(offset + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    if (fd_ >= 0) return done;
+#endif
+    std::memcpy(out.data(), data_ + offset, out.size());
+    return out.size();
+  }
 
   /**
    * Drops the pages of `range` (a part of any mapping) from the process, so that streaming a file much

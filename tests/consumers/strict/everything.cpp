@@ -4,7 +4,9 @@
 // must not leak a single warning into a user's build. (Compiled, not run.)
 #include <gguf/gguf.hpp>
 
+#include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cstddef>
 #include <cstdint>
 #include <iostream>
@@ -124,8 +126,43 @@ int use_everything(const char* path) {
   gguf::swap_blocks(gguf::ggml_type::q8_0, blocks);
   (void)gguf::dequantize(gguf::ggml_type::q8_0, blocks, std::span<float>(out).first(32), std::endian::big);
 
+  // Sharded models, splitting and merging, headers from a prefix or a stream.
+  if (auto sharded = gguf::open_model(path)) {
+    for (const gguf::tensor_info& t : sharded->tensors()) (void)sharded->shard_of(t);
+    (void)sharded->find_tensor("x");
+    (void)sharded->shard(0).tensors();
+    (void)sharded->shard_path(0);
+    (void)sharded->file_bytes();
+    gguf::split_options so;
+    so.max_bytes = std::uint64_t{1} << 30;
+    if (auto plan = gguf::plan_split(sharded->tensors(), so)) {
+      if (auto sw = gguf::shard_writer(*sharded, *plan, 0)) (void)sw->size();
+      (void)plan->tensors_in(0);
+    }
+    (void)gguf::save_split(*sharded, "out", so);
+    gguf::merge_options mo;
+    mo.keep_split_keys = false;
+    if (auto mw = gguf::merged_writer(*sharded, mo)) (void)gguf::save(*mw, "merged.gguf");
+  }
+  (void)gguf::find_shards(path);
+  (void)gguf::shard_name("m", 0, 2);
+  if (auto parts = gguf::parse_shard_name("m-00001-of-00002.gguf")) (void)parts->count;
+  if (auto prefix = gguf::parse_prefix(bytes, gguf::unknown_size))
+    (void)prefix->tensors();
+  else
+    (void)prefix.error().needed;
+  (void)gguf::read_header(stdin);
+  const auto from_source = gguf::read_header([&bytes](std::uint64_t offset, std::span<std::byte> into) {
+    const std::size_t n =
+        offset >= bytes.size() ? 0 : std::min(into.size(), bytes.size() - static_cast<std::size_t>(offset));
+    std::copy_n(bytes.begin() + static_cast<std::ptrdiff_t>(offset), n, into.begin());
+    return n;
+  });
+  if (from_source) (void)from_source->reads();
+
   gguf::error e{gguf::errc::not_found, "x"};
-  e.about("a", "b", "c").types("int32", "uint32").os(2);
+  e.about("a", "b", "c").types("int32", "uint32").os(2).needs(3);
+  e.about_file("a/very/long/path/of/a/model-00003-of-00005.gguf");
   std::cout << e << gguf::to_string(e) << gguf::value_type::string << '\n';
   return 0;
 }

@@ -1,0 +1,300 @@
+#ifndef GGUF_MODEL_HPP
+#define GGUF_MODEL_HPP
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "gguf/format/name_index.hpp"
+#include "gguf/format/shards.hpp"
+#include "gguf/open.hpp"
+
+/**
+ * @file
+ * A model as one thing, whether it is one file or shards written by llama.cpp's `gguf-split` or gguf-py:
+ * `open_model` from any shard's path or the shards' name prefix, one tensor index across the shards,
+ * validated as llama.cpp's loader validates a shard set, and more.
+ */
+
+GGUF_BEGIN_NAMESPACE
+
+namespace detail {
+
+/// A path as UTF-8 bytes: on POSIX the bytes themselves (no conversion, nothing to throw), on Windows its
+/// UTF-16 converted.
+inline std::string path_utf8(const std::filesystem::path& p) {
+#if defined(_WIN32)
+  const std::u8string u = p.u8string();
+  return {reinterpret_cast<const char*>(u.data()), u.size()};
+#else
+  return p.native();
+#endif
+}
+/// A path from UTF-8 bytes (on POSIX, the bytes as they are).
+inline std::filesystem::path utf8_path(std::string_view s) {
+#if defined(_WIN32)
+  return std::u8string(reinterpret_cast<const char8_t*>(s.data()), s.size());
+#else
+  return std::string(s);
+#endif
+}
+
+/// `e` about shard `name` (its file name; "name: subject" when `e` already names a key or tensor).
+inline error in_shard(error e, std::string_view name) {
+  const std::string_view subject = e.subject();
+  if (subject.empty()) return e.about_file(name);
+  std::string s(name);
+  s += ": ";
+  s += subject;
+  return e.about_file(s);
+}
+
+}  // namespace detail
+
+class model;
+/// Its views point into the object: no `->` on a temporary `result<model>` (declared before any use of
+/// that result, which would instantiate the primary template).
+template <>
+inline constexpr bool hands_out_views<model> = true;
+
+/**
+ * A model opened with `open_model`: one file, or every shard of a split model, mapped read-only, with
+ * the metadata of the first shard and one tensor index across all shards. Each tensor's `data` is a view
+ * into its own shard's mapping, so `dequantize` and everything else that takes a `tensor_info` works
+ * unchanged. Shards are mapped lazily: opening reads headers, tensor bytes are paged in when touched.
+ *
+ * Like `mapped_gguf`, it owns the mappings (moving it is safe), and every accessor that returns a view is
+ * deleted on temporaries.
+ */
+class model {
+ public:
+  /** The number of files: 1 for a model in one file. */
+  std::size_t n_shards() const noexcept { return shards_.size(); }
+
+  /**
+   * Shard `k` (from 0), parsed and mapped: its own metadata (only the first has the model's), tensors
+   * and bytes.
+   */
+  const mapped_gguf& shard(std::size_t k) const& noexcept { return shards_[k].gguf; }
+  const mapped_gguf& shard(std::size_t k) const&& = delete;  ///< would dangle: keep the model in a variable
+  /** The path of shard `k`. */
+  const std::filesystem::path& shard_path(std::size_t k) const& noexcept { return shards_[k].path; }
+  const std::filesystem::path& shard_path(std::size_t k) const&& = delete;  ///< would dangle
+
+  /** The model's metadata: the first shard's (with its split keys, when it has them). */
+  const metadata_table& metadata() const& noexcept { return shards_.front().gguf.metadata(); }
+  const metadata_table& metadata() const&& = delete;  ///< would dangle
+
+  /** Every tensor of every shard, shard by shard in file order; `data` points into its shard. */
+  std::span<const tensor_info> tensors() const& noexcept {
+    return shards_.size() == 1 ? shards_.front().gguf.tensors() : std::span<const tensor_info>(tensors_);
+  }
+  std::span<const tensor_info> tensors() const&& = delete;  ///< would dangle
+
+  /**
+   * The tensor with this name, in whichever shard it is.
+   * @return the tensor info, or nullptr when there is none
+   */
+  const tensor_info* find_tensor(std::string_view name) const& noexcept {
+    if (shards_.size() == 1) return shards_.front().gguf.find_tensor(name);
+    const std::size_t i = by_name_.find(name, [this](std::size_t k) { return tensors_[k].name; });
+    return i == detail::name_index::npos ? nullptr : &tensors_[i];
+  }
+  const tensor_info* find_tensor(std::string_view name) const&& = delete;  ///< would dangle
+
+  /**
+   * The shard holding a tensor of `tensors()`.
+   * @param t a tensor of this model's `tensors()`
+   * @return its shard's number, from 0; `n_shards()` for a tensor of another model
+   */
+  std::size_t shard_of(const tensor_info& t) const noexcept {
+    const std::span<const tensor_info> all = tensors();
+    if (all.empty() || &t < all.data() || &t >= all.data() + all.size()) return n_shards();
+    if (shards_.size() == 1) return 0;
+    const auto i = static_cast<std::size_t>(&t - all.data());
+    return static_cast<std::size_t>(std::upper_bound(first_.begin(), first_.end(), i) - first_.begin()) - 1;
+  }
+
+  /** The total size of the files, in bytes. */
+  std::uint64_t file_bytes() const noexcept {
+    std::uint64_t n = 0;
+    for (const shard_file& s : shards_) n += s.gguf.bytes().size();
+    return n;
+  }
+
+ private:
+  friend result<model> open_model(const std::filesystem::path& path, const parse_options& opt);
+  struct shard_file {
+    std::filesystem::path path;
+    mapped_gguf gguf;
+  };
+  model() = default;
+  std::vector<shard_file> shards_;
+  std::vector<tensor_info> tensors_;  // every shard's, when there are several
+  std::vector<std::size_t> first_;    // where each shard's tensors start in tensors_
+  detail::name_index by_name_;
+};
+
+/**
+ * The files of a model by their names alone, without reading them: `path` itself when its name is not
+ * a shard's; every shard's path (existing or not) when it is ("m-00002-of-00003.gguf" gives the three
+ * "m-0000k-of-00003.gguf"); when no file has the path, the shards whose name starts with it ("m" finds
+ * "m-00001-of-00003.gguf" and its siblings). `open_model` reads the count from the first shard's
+ * metadata, which is what decides.
+ * @return the paths in shard order; `io_error` (ENOENT) when nothing matches, `bad_shards` when shard
+ *         sets of several counts share the prefix
+ */
+inline result<std::vector<std::filesystem::path>> find_shards(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path first = path;
+  if (!fs::exists(path, ec)) {
+    // A prefix: the first shard of the one set named after it.
+    const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+    const std::string want = detail::path_utf8(path.filename());
+    std::vector<fs::path> found;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = detail::path_utf8(it->path().filename());
+      const auto parts = parse_shard_name(name);
+      if (parts && parts->index == 0 && parts->prefix == want)
+        found.push_back(path.parent_path() / it->path().filename());
+    }
+    if (found.empty()) {
+      return error{errc::io_error, "no such file, nor shards named after it"}.os(ENOENT).about_file(
+          detail::path_utf8(path.filename()));
+    }
+    if (found.size() > 1) {
+      std::sort(found.begin(), found.end());
+      return error{errc::bad_shards, "shard sets of several counts have this prefix: open one by a shard's name"}
+          .about_file(detail::path_utf8(found[1].filename()));
+    }
+    first = found.front();
+  }
+  const std::string name = detail::path_utf8(first.filename());
+  const auto parts = parse_shard_name(name);
+  if (!parts) return std::vector<fs::path>{first};
+  std::vector<fs::path> all;
+  all.reserve(parts->count);
+  for (std::uint32_t k = 0; k < parts->count; ++k) {
+    all.push_back(first.parent_path() / detail::utf8_path(shard_name(parts->prefix, k, parts->count)));
+  }
+  return all;
+}
+
+/**
+ * Opens a model: one GGUF file, or all the shards of a split model, from any shard's path or from the
+ * shards' name prefix ("models/llama" for "models/llama-00001-of-00005.gguf" ...).
+ *
+ * The file at `path` (or the first shard of the prefix) decides: without `split.count`, or with a count
+ * of 0 (a merged file) or 1, it is the whole model. Otherwise its name must be a shard's
+ * (`NAME-%05d-of-%05d.gguf`, numbers from 1) and agree with its `split.no` and `split.count`, and the
+ * other shards are found beside it by name. Every shard is then checked as llama.cpp's loader checks it,
+ * and more: each is valid GGUF; each has `split.no` (its number in its name, from 0) and `split.count`
+ * (the same in all); the first has `split.tensors.count`, equal to the tensors of all shards (and so does
+ * any other shard that has the key); no tensor is in two shards. llama.cpp refuses to be given any shard
+ * but the first; this accepts them all.
+ *
+ * @param path a shard, a whole file, or a prefix
+ * @param opt  the parser's limits, for every shard
+ * @return the model; or `io_error` (a file that cannot be opened: "a shard of the model is missing:
+ *         'model-00003-of-00005.gguf'"), a parse error of one shard (its subject names the shard),
+ *         `bad_shards` (numbers or counts that disagree), `duplicate_tensor` (a tensor in two shards),
+ *         `type_mismatch` (a split key of another type than llama.cpp's)
+ */
+inline result<model> open_model(const std::filesystem::path& path, const parse_options& opt = {}) {
+  namespace fs = std::filesystem;
+  auto located = find_shards(path);
+  if (!located) return located.error();
+  // Opened by a shard's name, the model is opened by that shard; by a prefix, by the first.
+  std::error_code ec;
+  const fs::path given = fs::exists(path, ec) ? path : located->front();
+  const std::string given_name = detail::path_utf8(given.filename());
+
+  auto g = open(given, opt);
+  if (!g) return parse_shard_name(given_name) ? detail::in_shard(g.error(), given_name) : g.error();
+  auto keys = read_split_keys(g->metadata());
+  if (!keys) return detail::in_shard(keys.error(), given_name);
+
+  model m;
+  if (!keys->count || *keys->count <= 1) {  // one file: no split.count, a merged file's 0, or 1 of 1
+    if (keys->tensors_count && static_cast<std::uint64_t>(*keys->tensors_count) != g->tensors().size()) {
+      return error{errc::bad_shards, "split.tensors.count differs from the tensors in the file"}.about_file(given_name);
+    }
+    m.shards_.push_back({given, std::move(*g)});
+    return m;
+  }
+
+  // A shard: its name must say where it belongs.
+  const std::uint32_t n = *keys->count;
+  const auto parts = parse_shard_name(given_name);
+  if (!parts) {
+    return error{errc::bad_shards, "a shard's name must end in -0000k-of-0000n.gguf to find the others"}.about_file(
+        given_name);
+  }
+  if (parts->count != n) {
+    return error{errc::bad_shards, "split.count differs from the shard count in the file name"}.about_file(given_name);
+  }
+  const fs::path dir = given.parent_path();
+  m.shards_.reserve(n);
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const std::string name = shard_name(parts->prefix, k, n);
+    fs::path p = dir / detail::utf8_path(name);
+    result<mapped_gguf> s = k == parts->index ? result<mapped_gguf>(std::move(*g)) : open(p, opt);
+    if (!s) {
+      error e = s.error();
+      if (e.code == errc::io_error && e.os_code == ENOENT) e.detail = "a shard of the model is missing";
+      if (e.code == errc::io_error) return e.about_file(name);
+      return detail::in_shard(e, name);
+    }
+    auto k_keys = read_split_keys(s->metadata());
+    if (!k_keys) return detail::in_shard(k_keys.error(), name);
+    if (!k_keys->no) return error{errc::bad_shards, "a shard has no split.no"}.about_file(name);
+    if (*k_keys->no != k) {
+      return error{errc::bad_shards, "split.no differs from the shard number in the file name"}.about_file(name);
+    }
+    if (!k_keys->count) return error{errc::bad_shards, "a shard has no split.count"}.about_file(name);
+    if (*k_keys->count != n) return error{errc::bad_shards, "split.count differs between shards"}.about_file(name);
+    if (k == 0 && !k_keys->tensors_count) {
+      return error{errc::bad_shards, "the first shard has no split.tensors.count"}.about_file(name);
+    }
+    if (k > 0 && k_keys->tensors_count &&
+        *k_keys->tensors_count != *m.shards_.front().gguf.metadata().get<std::int32_t>(split_keys::tensors_count)) {
+      return error{errc::bad_shards, "split.tensors.count differs between shards"}.about_file(name);
+    }
+    m.shards_.push_back({std::move(p), std::move(*s)});
+  }
+
+  // One tensor index across the shards.
+  std::size_t total = 0;
+  for (const auto& s : m.shards_) total += s.gguf.tensors().size();
+  m.tensors_.reserve(total);
+  m.first_.reserve(n);
+  for (const auto& s : m.shards_) {
+    m.first_.push_back(m.tensors_.size());
+    m.tensors_.insert(m.tensors_.end(), s.gguf.tensors().begin(), s.gguf.tensors().end());
+  }
+  const std::size_t dup = m.by_name_.build(total, [&](std::size_t i) { return m.tensors_[i].name; });
+  if (dup != detail::name_index::npos) {
+    const std::string name = detail::path_utf8(m.shards_[m.shard_of(m.tensors_[dup])].path.filename());
+    return detail::in_shard(error{errc::duplicate_tensor, "a tensor is in two shards"}.about(m.tensors_[dup].name),
+                            name);
+  }
+  const std::int32_t declared = *m.shards_.front().gguf.metadata().get<std::int32_t>(split_keys::tensors_count);
+  if (declared < 0 || static_cast<std::uint64_t>(declared) != total) {
+    return error{errc::bad_shards, "split.tensors.count differs from the tensors in the shards"}.about_file(
+        detail::path_utf8(m.shards_.front().path.filename()));
+  }
+  return m;
+}
+
+GGUF_END_NAMESPACE
+
+#endif  // GGUF_MODEL_HPP

@@ -1,0 +1,357 @@
+// Split models: shard names, the split plan, open_model from any shard or the prefix, every shard set
+// llama.cpp's gguf-split and gguf-py write, the ones they must not be confused with, and split + merge.
+#include <doctest/doctest.h>
+
+#include <gguf/gguf.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gguf_writer.hpp"
+#include "test_files.hpp"
+
+namespace fs = std::filesystem;
+using gguf::errc;
+
+namespace {
+
+fs::path fresh_dir(const std::string& name) { return test::fresh_dir("gguf-shard-tests", name); }
+
+// A model of 10 tensors (t0..t9, f32, sizes growing: t_i holds 64 * (i + 1) floats, each float its index),
+// in ggml's layout, written with the library's writer.
+fs::path write_model(const fs::path& dir, std::size_t n_tensors = 10) {
+  gguf::writer w;
+  REQUIRE(w.set("general.architecture", gguf::value("llama")));
+  REQUIRE(w.set("general.name", gguf::value("sharded")));
+  static std::vector<std::vector<float>> data;  // borrowed by the writer until it is saved
+  data.clear();
+  for (std::size_t i = 0; i < n_tensors; ++i) {
+    std::vector<float>& d = data.emplace_back(64 * (i + 1));
+    for (std::size_t k = 0; k < d.size(); ++k) d[k] = static_cast<float>(i * 1000 + k);
+    const std::uint64_t ne[] = {d.size()};
+    REQUIRE(w.add_tensor("t" + std::to_string(i), gguf::ggml_type::f32, ne, std::as_bytes(std::span(d))));
+  }
+  const fs::path p = dir / "model.gguf";
+  REQUIRE(gguf::save(w, p));
+  return p;
+}
+
+// Splits the model at `src` into `prefix` shards with at most `per_shard` tensors each.
+std::vector<fs::path> split(const fs::path& src, const fs::path& prefix, std::uint32_t per_shard,
+                            bool metadata_only_first = false) {
+  auto m = gguf::open_model(src);
+  REQUIRE(m);
+  gguf::split_options opt;
+  opt.max_tensors = per_shard;
+  opt.metadata_only_first_shard = metadata_only_first;
+  auto paths = gguf::save_split(*m, prefix, opt);
+  REQUIRE(paths);
+  return *paths;
+}
+
+// Rewrites a shard with one edit of its writer.
+template <class Edit>
+void edit_shard(const fs::path& p, Edit edit) {
+  std::vector<std::byte> bytes = test::read_file(p);
+  auto f = gguf::parse(bytes);
+  REQUIRE(f);
+  gguf::writer w = gguf::writer::from(*f);
+  edit(w);
+  REQUIRE(gguf::save(w, p));
+}
+
+std::string message(const gguf::result<gguf::model>& m) { return m ? "" : gguf::to_string(m.error()); }
+
+// Every tensor of the model, opened through `path`, holds the floats write_model gave it.
+void check_model(const fs::path& path, std::size_t n_shards, std::size_t n_tensors = 10) {
+  const auto m = gguf::open_model(path);
+  REQUIRE_MESSAGE(m, message(m));
+  CHECK(m->n_shards() == n_shards);
+  CHECK(m->metadata().get<std::string_view>("general.name").value_or("") == "sharded");
+  REQUIRE(m->tensors().size() == n_tensors);
+  for (std::size_t i = 0; i < n_tensors; ++i) {
+    const gguf::tensor_info* t = m->find_tensor("t" + std::to_string(i));
+    REQUIRE(t);
+    CHECK(t == &m->tensors()[i]);
+    CHECK(m->shard_of(*t) < n_shards);
+    // The data lies in its own shard's mapping.
+    const auto shard_bytes = m->shard(m->shard_of(*t)).bytes();
+    CHECK(t->data.data() >= shard_bytes.data());
+    CHECK(t->data.data() + t->data.size() <= shard_bytes.data() + shard_bytes.size());
+    std::vector<float> out(t->n_elements);
+    REQUIRE(gguf::dequantize(*t, out));
+    for (std::size_t k = 0; k < out.size(); ++k) REQUIRE(out[k] == static_cast<float>(i * 1000 + k));
+  }
+  CHECK(m->find_tensor("missing") == nullptr);
+}
+
+}  // namespace
+
+TEST_CASE("shard names: NAME-%05d-of-%05d.gguf, numbered from 1") {
+  CHECK(gguf::shard_name("model", 0, 5) == "model-00001-of-00005.gguf");
+  CHECK(gguf::shard_name("dir/m", 4, 5) == "dir/m-00005-of-00005.gguf");
+  CHECK(gguf::shard_name("m", 9999, 65535) == "m-10000-of-65535.gguf");
+  const auto p = gguf::parse_shard_name("dir/Llama-3-8B-00003-of-00005.gguf");
+  REQUIRE(p);
+  CHECK(p->prefix == "dir/Llama-3-8B");
+  CHECK(p->index == 2);
+  CHECK(p->count == 5);
+  for (const char* bad : {"model.gguf", "m-00000-of-00005.gguf", "m-00006-of-00005.gguf", "m-0001-of-00005.gguf",
+                          "m-00001-of-00005.bin", "-00001-of-00005.gguf x", "m00001-of-00005.gguf",
+                          "m-00001-of-065536.gguf", "m-000001-of-00005.gguf", "m-00001-00005.gguf"}) {
+    CAPTURE(bad);
+    CHECK(!gguf::parse_shard_name(bad));
+  }
+  CHECK(gguf::parse_shard_name("-00001-of-00001.gguf")->prefix.empty());
+}
+
+TEST_CASE("the split plan is gguf-split's: by tensor count, by size, metadata-only first shard") {
+  std::vector<gguf::tensor_info> ts(10);
+  for (std::size_t i = 0; i < ts.size(); ++i) ts[i].n_bytes = 100 * (i + 1);  // padded to 32: 128, 224, 320...
+  auto by_count = gguf::plan_split(ts, {4, 0, false});
+  REQUIRE(by_count);
+  CHECK(by_count->first == std::vector<std::size_t>{0, 4, 8});
+  CHECK(by_count->tensors_in(2) == 2);
+  auto first_empty = gguf::plan_split(ts, {4, 0, true});
+  REQUIRE(first_empty);
+  CHECK(first_empty->first == std::vector<std::size_t>{0, 0, 4, 8});
+  CHECK(first_empty->tensors_in(0) == 0);
+  // By size: a new shard when the next padded tensor would pass 700 bytes.
+  auto by_size = gguf::plan_split(ts, {0, 700, false});
+  REQUIRE(by_size);
+  // 128 + 224 + 320 = 672; 416; 512; 608; then each tensor alone (704 bytes and more).
+  CHECK(by_size->first == std::vector<std::size_t>{0, 3, 4, 5, 6, 7, 8, 9});
+  // A tensor larger than the limit gets a shard of its own (gguf-split stops when it comes first).
+  auto tiny = gguf::plan_split(ts, {0, 50, false});
+  REQUIRE(tiny);
+  CHECK(tiny->size() == 10);
+  // No tensors: one shard with the metadata.
+  auto none = gguf::plan_split({}, {});
+  REQUIRE(none);
+  CHECK(none->size() == 1);
+  CHECK(gguf::plan_split(ts, {0, 0, false}).error().code == errc::out_of_range);
+}
+
+TEST_CASE("open_model: a plain file is a one-shard model, a shard opened alone still parses as a file") {
+  const fs::path dir = fresh_dir("plain");
+  const fs::path file = write_model(dir);
+  check_model(file, 1);
+  const auto shards = split(file, dir / "m", 3);
+  REQUIRE(shards.size() == 4);
+  const auto one = gguf::open(shards[1]);
+  REQUIRE(one);
+  CHECK(one->tensors().size() == 3);
+  CHECK(*one->metadata().get<std::uint16_t>("split.no") == 1);
+}
+
+TEST_CASE("open_model: from any shard, or from the prefix, one model with every tensor") {
+  const fs::path dir = fresh_dir("any");
+  const fs::path file = write_model(dir);
+  const auto shards = split(file, dir / "m", 3);
+  for (const fs::path& s : shards) check_model(s, 4);
+  check_model(dir / "m", 4);
+  // The first shard holds the metadata and split.* keys; the others only the split.* keys.
+  const auto m = gguf::open_model(shards[2]);
+  REQUIRE(m);
+  CHECK(m->shard(0).metadata().size() == 5);
+  CHECK(m->shard(3).metadata().size() == 3);
+  CHECK(m->shard_path(3) == shards[3]);
+  CHECK(m->file_bytes() ==
+        fs::file_size(shards[0]) + fs::file_size(shards[1]) + fs::file_size(shards[2]) + fs::file_size(shards[3]));
+  // A metadata-only first shard (gguf-split --no-tensor-first-split).
+  const auto light = split(file, dir / "light", 5, true);
+  REQUIRE(light.size() == 3);
+  check_model(light[0], 3);
+  check_model(light[2], 3);
+  // A model with one tensor per shard.
+  const auto many = split(file, dir / "many", 1);
+  CHECK(many.size() == 10);
+  check_model(many[7], 10);
+}
+
+TEST_CASE("open_model: shards laid out as gguf-py writes them (keys appended in its order, shapes untrimmed)") {
+  const fs::path dir = fresh_dir("gguf-py");
+  // gguf-py: the first shard has every key, then split.no, split.count, split.tensors.count; the others
+  // those three only; names "{stem}-{i:05d}-of-{n:05d}.gguf".
+  for (std::uint16_t k = 0; k < 2; ++k) {
+    test::file_builder fb;
+    if (k == 0) fb.kv("general.architecture", "llama").kv("general.name", "sharded");
+    fb.kv<std::uint16_t>("split.no", k).kv<std::uint16_t>("split.count", 2).kv<std::int32_t>("split.tensors.count", 4);
+    for (int i = 0; i < 2; ++i) fb.tensor("t" + std::to_string(2 * k + i), gguf::ggml_type::f32, {64, 1});
+    test::write_file(dir / ("m-0000" + std::to_string(k + 1) + "-of-00002.gguf"), fb.build());
+  }
+  const auto m = gguf::open_model(dir / "m-00002-of-00002.gguf");
+  REQUIRE_MESSAGE(m, message(m));
+  CHECK(m->tensors().size() == 4);
+  CHECK(m->find_tensor("t3")->n_dims == 2);
+}
+
+TEST_CASE("open_model: a shard set that is not one model is refused, naming the shard and the cause") {
+  const fs::path dir = fresh_dir("hostile");
+  const fs::path file = write_model(dir);
+  const auto fresh = [&](const std::string& name) {
+    for (const auto& e : fs::directory_iterator(dir)) {
+      if (e.path().filename().string().rfind(name + "-", 0) == 0) fs::remove(e.path());
+    }
+    return split(file, dir / name, 3);  // 4 shards: 3 + 3 + 3 + 1 tensors
+  };
+  const auto refused = [&](const fs::path& path, errc code, const std::string& text) {
+    const auto m = gguf::open_model(path);
+    REQUIRE(!m);
+    CHECK(m.error().code == code);
+    CHECK_MESSAGE(gguf::to_string(m.error()).find(text) != std::string::npos, gguf::to_string(m.error()));
+  };
+
+  SUBCASE("a missing shard") {
+    const auto s = fresh("missing");
+    fs::remove(s[2]);
+    refused(s[0], errc::io_error, "a shard of the model is missing: 'missing-00003-of-00004.gguf'");
+    refused(s[3], errc::io_error, "missing-00003-of-00004.gguf");
+    refused(dir / "missing", errc::io_error, "missing-00003-of-00004.gguf");
+  }
+  SUBCASE("a shard copied over another (duplicate), and two swapped") {
+    auto s = fresh("dup");
+    test::copy_file(s[1], s[2]);
+    refused(s[0], errc::bad_shards,
+            "split.no differs from the shard number in the file name: 'dup-00003-of-00004.gguf'");
+    s = fresh("swap");
+    fs::rename(s[1], dir / "tmp.gguf");
+    fs::rename(s[2], s[1]);
+    fs::rename(dir / "tmp.gguf", s[2]);
+    refused(s[0], errc::bad_shards, "'swap-00002-of-00004.gguf'");
+  }
+  SUBCASE("renumbered: names that say another count") {
+    const auto s = fresh("renum");
+    for (std::uint32_t k = 0; k < 4; ++k) fs::rename(s[k], dir / gguf::shard_name("renum", k, 5));
+    refused(dir / "renum-00001-of-00005.gguf", errc::bad_shards,
+            "split.count differs from the shard count in the file name");
+  }
+  SUBCASE("split.count wrong in one shard (llama.cpp reads only the first's)") {
+    const auto s = fresh("count");
+    edit_shard(s[2], [](gguf::writer& w) { REQUIRE(w.replace("split.count", gguf::value(std::uint16_t{5}))); });
+    refused(s[0], errc::bad_shards, "split.count differs between shards: 'count-00003-of-00004.gguf'");
+  }
+  SUBCASE("split.count missing, split.no missing, a key of another type") {
+    auto s = fresh("nocount");
+    edit_shard(s[1], [](gguf::writer& w) { w.remove("split.count"); });
+    refused(s[0], errc::bad_shards, "a shard has no split.count");
+    s = fresh("nono");
+    edit_shard(s[3], [](gguf::writer& w) { w.remove("split.no"); });
+    refused(s[0], errc::bad_shards, "a shard has no split.no: 'nono-00004-of-00004.gguf'");
+    s = fresh("type");
+    edit_shard(s[1], [](gguf::writer& w) { REQUIRE(w.replace("split.no", gguf::value(std::uint32_t{1}))); });
+    refused(s[0], errc::type_mismatch, "'type-00002-of-00004.gguf: split.no' is uint32, not uint16");
+  }
+  SUBCASE("split.tensors.count that does not match the tensors found") {
+    auto s = fresh("total");
+    for (const fs::path& p : s) {
+      edit_shard(p, [](gguf::writer& w) { REQUIRE(w.replace("split.tensors.count", gguf::value(std::int32_t{11}))); });
+    }
+    refused(s[2], errc::bad_shards, "split.tensors.count differs from the tensors in the shards");
+    s = fresh("total2");
+    edit_shard(s[1], [](gguf::writer& w) { REQUIRE(w.replace("split.tensors.count", gguf::value(std::int32_t{9}))); });
+    refused(s[0], errc::bad_shards, "split.tensors.count differs between shards");
+    s = fresh("nototal");
+    edit_shard(s[0], [](gguf::writer& w) { w.remove("split.tensors.count"); });
+    refused(s[0], errc::bad_shards, "the first shard has no split.tensors.count");
+  }
+  SUBCASE("a tensor in two shards, a tensor dropped, a tensor moved to another shard (fine)") {
+    auto s = fresh("twice");
+    {
+      std::vector<std::byte> first = test::read_file(s[0]);
+      auto f0 = gguf::parse(first);
+      REQUIRE(f0);
+      const gguf::tensor_info t0 = f0->tensors()[0];
+      edit_shard(s[3], [&](gguf::writer& w) { REQUIRE(w.add_tensor(t0.name, t0.type, t0.dims(), t0.data)); });
+    }
+    refused(s[1], errc::duplicate_tensor, "a tensor is in two shards: 'twice-00004-of-00004.gguf: t0'");
+    s = fresh("dropped");
+    edit_shard(s[3], [](gguf::writer& w) { REQUIRE(w.remove_tensor("t9")); });
+    refused(s[0], errc::bad_shards, "split.tensors.count differs from the tensors in the shards");
+    s = fresh("moved");
+    {
+      std::vector<std::byte> last = test::read_file(s[3]);
+      auto f3 = gguf::parse(last);
+      REQUIRE(f3);
+      const gguf::tensor_info t9 = f3->tensors()[0];
+      edit_shard(s[1], [&](gguf::writer& w) { REQUIRE(w.add_tensor(t9.name, t9.type, t9.dims(), t9.data)); });
+      edit_shard(s[3], [](gguf::writer& w) { REQUIRE(w.remove_tensor("t9")); });
+    }
+    const auto m = gguf::open_model(s[0]);
+    REQUIRE_MESSAGE(m, message(m));
+    CHECK(m->shard_of(*m->find_tensor("t9")) == 1);
+  }
+  SUBCASE("a damaged shard: its parse error, naming it") {
+    const auto s = fresh("damaged");
+    std::vector<std::byte> b = test::read_file(s[2]);
+    b.resize(b.size() - 100);
+    test::write_file(s[2], b);
+    refused(s[0], errc::out_of_bounds, "damaged-00003-of-00004.gguf: t8");
+  }
+  SUBCASE("a shard whose name does not say where it belongs, a prefix of two sets") {
+    const auto s = fresh("named");
+    test::copy_file(s[0], dir / "renamed.gguf");
+    refused(dir / "renamed.gguf", errc::bad_shards, "a shard's name must end in -0000k-of-0000n.gguf");
+    const auto other = split(file, dir / "named", 5);  // named-0000k-of-00002 beside named-0000k-of-00004
+    REQUIRE(other.size() == 2);
+    refused(dir / "named", errc::bad_shards, "shard sets of several counts have this prefix");
+    check_model(other[1], 2);  // by a shard's name there is no doubt
+    refused(dir / "nothing", errc::io_error, "no such file, nor shards named after it: 'nothing'");
+  }
+}
+
+TEST_CASE("merge: llama.cpp's layout keeps split.no and split.tensors.count, split.count 0 last, or the original") {
+  const fs::path dir = fresh_dir("merge");
+  const fs::path file = write_model(dir);
+  const auto shards = split(file, dir / "m", 4);
+  const auto m = gguf::open_model(shards[1]);
+  REQUIRE(m);
+  auto keep = gguf::merged_writer(*m);
+  REQUIRE(keep);
+  REQUIRE(gguf::save(*keep, dir / "merged.gguf"));
+  const auto merged = gguf::open(dir / "merged.gguf");
+  REQUIRE(merged);
+  const auto& md = merged->metadata();
+  REQUIRE(md.size() == 5);
+  CHECK(md[2].key == "split.no");
+  CHECK(md[3].key == "split.tensors.count");
+  CHECK(md[4].key == "split.count");
+  CHECK(*md.get<std::uint16_t>("split.count") == 0);
+  check_model(dir / "merged.gguf", 1);  // split.count 0: a whole model
+  // Without the keys: the very bytes that were split.
+  gguf::merge_options drop;
+  drop.keep_split_keys = false;
+  auto original = gguf::merged_writer(*m, drop);
+  REQUIRE(original);
+  REQUIRE(gguf::save(*original, dir / "back.gguf"));
+  CHECK(test::read_file(dir / "back.gguf") == test::read_file(file));
+  // And re-splitting the shards gives the same shards.
+  const auto again = split(shards.back(), dir / "again", 4);
+  REQUIRE(again.size() == shards.size());
+  for (std::size_t k = 0; k < shards.size(); ++k) CHECK(test::read_file(again[k]) == test::read_file(shards[k]));
+}
+
+TEST_CASE("save_split: a failure leaves no shard behind") {
+  const fs::path dir = fresh_dir("fail");
+  const fs::path file = write_model(dir);
+  auto m = gguf::open_model(file);
+  REQUIRE(m);
+  gguf::split_options opt;
+  opt.max_tensors = 2;
+  // The writes fail once some 5 KiB are written: in the middle of the second shard.
+  gguf::detail::injected_io_faults() = {5000, false};
+  const auto r = gguf::save_split(*m, dir / "s", opt);
+  gguf::detail::injected_io_faults() = {};
+  REQUIRE(!r);
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    CAPTURE(e.path().string());
+    CHECK(e.path().filename() == "model.gguf");
+    ++files;
+  }
+  CHECK(files == 1);
+}
