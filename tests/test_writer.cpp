@@ -37,27 +37,7 @@ std::vector<std::byte> write_all(const gguf::writer& w, const gguf::write_option
   return out;
 }
 
-// Two values are equal: same type, same items, same bits (a NaN equals itself bit for bit).
-bool same_value(const gguf::value_view& a, const gguf::value_view& b) {
-  if (a.type() != b.type()) return false;
-  switch (a.type()) {
-    case value_type::string: return *a.get<std::string_view>() == *b.get<std::string_view>();
-    case value_type::array: {
-      const auto x = *a.get<gguf::array_view>(), y = *b.get<gguf::array_view>();
-      if (x.item_type() != y.item_type() || x.size() != y.size()) return false;
-      auto i = x.begin(), j = y.begin();
-      for (; i != x.end(); ++i, ++j) {
-        if (!same_value(*i, *j)) return false;
-      }
-      return true;
-    }
-    case value_type::float32:
-      return std::bit_cast<std::uint32_t>(*a.get<float>()) == std::bit_cast<std::uint32_t>(*b.get<float>());
-    case value_type::float64:
-      return std::bit_cast<std::uint64_t>(*a.get<double>()) == std::bit_cast<std::uint64_t>(*b.get<double>());
-    default: return gguf::to_string(a) == gguf::to_string(b);
-  }
-}
+using gguf::same_value;  // same type, same items, same bits (a NaN equals itself bit for bit)
 
 // The parsed files hold the same keys in the same order, and the same tensors with the same floats.
 void check_same_content(const gguf::file& a, const gguf::file& b) {

@@ -55,6 +55,7 @@ enum class errc : std::uint8_t {
   unspecified,          ///< a `result<T>` with a `T` was built from `error{}`, which names no failure
   need_more,            ///< `parse_prefix`: the header goes on past the bytes given; `error::needed` says how far
   bad_shards,           ///< shards of a split model that do not make one model (missing, misnumbered, miscounted)
+  bad_hparams,          ///< model hyperparameters that cannot be right (a per-layer array of the wrong length, 0 heads)
 };
 
 /**
@@ -92,6 +93,7 @@ constexpr const char* message(errc code) noexcept {
     case errc::unspecified: return "error without a cause (a result built from error{})";
     case errc::need_more: return "the header goes on past the bytes given";
     case errc::bad_shards: return "the shards do not make one model";
+    case errc::bad_hparams: return "the model's hyperparameters do not fit together";
   }
   return "unknown error";
 }

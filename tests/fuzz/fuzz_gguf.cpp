@@ -249,7 +249,7 @@ void check_tensors(const gguf::file& f) {
 
 // ---- writing ----------------------------------------------------------------------------------------
 
-bool same_value(const gguf::value_view& a, const gguf::value_view& b) {
+bool same_bits(const gguf::value_view& a, const gguf::value_view& b) {
   if (a.type() != b.type()) return false;
   if (!a.is_array()) {  // scalars and strings: their bytes, in the byte order of each file
     if (a.is_string()) return *a.get<std::string_view>() == *b.get<std::string_view>();
@@ -260,7 +260,7 @@ bool same_value(const gguf::value_view& a, const gguf::value_view& b) {
   if (x.item_type() != y.item_type() || x.size() != y.size()) return false;
   auto j = y.begin();
   for (const gguf::value_view item : x) {
-    if (!same_value(item, *j)) return false;
+    if (!same_bits(item, *j)) return false;
     ++j;
   }
   return true;
@@ -277,7 +277,7 @@ void check_rewrite(const gguf::file& f) {
   FUZZ_CHECK(g->byte_order() == f.byte_order() && g->metadata().size() == f.metadata().size());
   for (std::size_t i = 0; i < f.metadata().size(); ++i) {
     FUZZ_CHECK(g->metadata()[i].key == f.metadata()[i].key);
-    FUZZ_CHECK(same_value(g->metadata()[i].value, f.metadata()[i].value));
+    FUZZ_CHECK(same_bits(g->metadata()[i].value, f.metadata()[i].value));
   }
   FUZZ_CHECK(g->tensors().size() == f.tensors().size());
   for (std::size_t i = 0; i < f.tensors().size(); ++i) {
@@ -316,6 +316,30 @@ void check_limits(std::span<const std::byte> bytes, const gguf::result<gguf::fil
 
 }  // namespace
 
+// ---- model facts --------------------------------------------------------------------------------------
+
+// Hostile hyperparameters (absurd counts, arrays of any length, keys of any type): typed keys, counts and
+// the memory estimate give values or errors, never a crash, an overflow or an endless loop.
+void check_facts(const gguf::file& f) {
+  const auto facts = gguf::facts(f.metadata(), f.tensors());
+  if (!facts) {
+    FUZZ_CHECK(facts.error().code == gguf::errc::type_mismatch || facts.error().code == gguf::errc::bad_hparams);
+    return;
+  }
+  FUZZ_CHECK(facts->params.total == facts->census.total.elements);
+  FUZZ_CHECK(facts->params.shared + facts->params.experts == facts->params.total);
+  for (const std::uint32_t context : {0u, 1u, 4096u}) {
+    gguf::memory_options o;
+    o.context = context;
+    const auto m = gguf::estimate_memory(facts->hp, f.tensors(), o);
+    if (m) FUZZ_CHECK(m->total() >= m->weights && m->cells % gguf::kv_cells_padding == 0);
+  }
+  const gguf::size_notation label = facts->label();
+  sink = sink + label.view().size();
+  if (const auto n = gguf::parse_file_name(facts->hp.name.value_or("")))
+    sink = sink + gguf::format_file_name(*n).size();
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(data), size);
 
@@ -340,6 +364,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   walk_metadata(*f);
   check_tensors(*f);
   check_rewrite(*f);
+  check_facts(*f);
   sink = sink + gguf_json::to_json(*f).size();  // gguf-dump --json's writer, on everything that parses
   return 0;
 }

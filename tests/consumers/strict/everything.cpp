@@ -146,6 +146,35 @@ int use_everything(const char* path) {
   }
   (void)gguf::find_shards(path);
   (void)gguf::shard_name("m", 0, 2);
+
+  // Model facts, file names, comparisons.
+  if (auto facts = gguf::facts(model->metadata(), model->tensors())) {
+    const gguf::hparams& hp = facts->hp;
+    (void)hp.n_head_kv(0);
+    (void)hp.n_vocab();
+    if (hp.head_count) (void)hp.head_count->max(hp.block_count.value_or(0));
+    (void)facts->label().str();
+    const gguf::size_notation label = gguf::size_label(facts->params);
+    (void)label.view();
+    (void)facts->census[gguf::ggml_type::q4_K].bits_per_weight();
+    (void)gguf::guess_ftype(facts->census);
+    if (facts->file_type.ftype) (void)facts->file_type.ftype->name;
+    gguf::memory_options mo2;
+    mo2.context = 4096;
+    mo2.cache_type_v = gguf::ggml_type::q8_0;
+    if (auto mem = gguf::estimate_memory(hp, model->tensors(), mo2)) (void)mem->total();
+  }
+  (void)gguf::read_hparams(model->metadata());
+  (void)gguf::count_params(model->tensors());
+  (void)gguf::rounded_notation(std::uint64_t{8} << 30).str();
+  (void)gguf::find_ftype("Q4_K_M");
+  (void)gguf::find_ftype(15u);
+  if (auto name = gguf::parse_file_name("Mixtral-8x7B-v0.1-KQ2.gguf")) {
+    (void)name->expert_count();
+    (void)gguf::format_file_name(*name);
+  }
+  if (!model->metadata().empty()) (void)gguf::same_value(model->metadata()[0].value, model->metadata()[0].value);
+  if (!model->tensors().empty()) (void)gguf::compare_tensors(model->tensors()[0], model->tensors()[0]);
   if (auto parts = gguf::parse_shard_name("m-00001-of-00002.gguf")) (void)parts->count;
   if (auto prefix = gguf::parse_prefix(bytes, gguf::unknown_size))
     (void)prefix->tensors();

@@ -1,0 +1,144 @@
+// gguf-diff A B (A, B: files, or any shard of split models)
+//
+// What differs between two models: metadata keys added, removed or changed, and per tensor the type,
+// the shape, whether the bytes are identical, and else the error of B against A after dequantization
+// (max |a - b| and RMS). Exit 0 when they are equal, 1 when they differ, 2 on usage errors or a file that
+// cannot be read.
+#include <gguf/gguf.hpp>
+
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "cli.hpp"
+
+namespace {
+
+constexpr cli::tool tool{
+    "gguf-diff", "gguf-diff [--quiet] [--layout] A B",
+    "Compares the models A and B (files, or any shard of split models, which are compared as whole\n"
+    "models): metadata keys only in A ('-'), only in B ('+') or with another type or value ('~'); tensors\n"
+    "only in A or B, of another type or shape, or whose data differ, with the error of B against A after\n"
+    "dequantizing both (max |a-b| and RMS, when the shapes match: a re-quantization shows its error).\n"
+    "Values compare as values: a big-endian file can equal a little-endian one.\n"
+    "\n"
+    "  --quiet    print nothing; the exit status says\n"
+    "  --layout   also compare how the files are laid out: version, alignment, byte order, tensor order\n"
+    "             and split.* keys (ignored by default: they change when a model is split or merged)\n"
+    "  --help     this text\n"
+    "  --version  the tool's version\n"
+    "\n"
+    "Exit status: 0 the models are equal; 1 they differ; 2 usage errors, or a file that cannot be read or\n"
+    "is not valid GGUF (one line on stderr starting with 'error:').\n"};
+
+constexpr std::uint64_t shown_items = 8;  // array items printed for a changed value
+
+bool is_layout_key(std::string_view key) { return key.substr(0, 6) == "split."; }
+
+std::string shown(const gguf::value_view& v) {
+  std::string s(gguf::to_string(v.type()));
+  if (v.is_array()) s += " of " + std::string(gguf::to_string(v.get<gguf::array_view>()->item_type()));
+  if (v.is_string()) return s + " \"" + std::string(*v.get<std::string_view>()) + "\"";
+  return s + " " + gguf::to_string(v, shown_items);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const cli::parse_result cmd = cli::parse(argc, argv, tool, {{"--quiet"}, {"--layout"}}, 2, 2);
+  if (cmd.exit) return *cmd.exit;
+  const bool quiet = cmd.args.has("--quiet"), layout = cmd.args.has("--layout");
+  // printf to standard output unless --quiet (every call passes arguments: the format is a literal).
+  const auto say = [quiet](const char* format, auto... args) {
+    static_assert(sizeof...(args) > 0);
+    if (!quiet) std::printf(format, args...);  // NOLINT(cppcoreguidelines-pro-type-vararg)
+  };
+  const std::string &pa = cmd.args.positional[0], &pb = cmd.args.positional[1];
+  const auto a = cli::open_model(pa);
+  if (!a) return 2;
+  const auto b = cli::open_model(pb);
+  if (!b) return 2;
+
+  std::uint64_t keys_differ = 0, tensors_differ = 0, tensors_same = 0;
+  if (layout) {
+    const gguf::mapped_gguf &fa = a->shard(0), &fb = b->shard(0);
+    if (fa.version() != fb.version()) say("~ version: %u -> %u\n", fa.version(), fb.version()), ++keys_differ;
+    if (fa.alignment() != fb.alignment()) {
+      say("~ alignment: %" PRIu64 " -> %" PRIu64 "\n", std::uint64_t{fa.alignment()}, std::uint64_t{fb.alignment()});
+      ++keys_differ;
+    }
+    if (fa.byte_order() != fb.byte_order()) say("~ byte order: %s\n", "differs"), ++keys_differ;
+    if (a->n_shards() != b->n_shards()) {
+      say("~ shards: %" PRIu64 " -> %" PRIu64 "\n", std::uint64_t{a->n_shards()}, std::uint64_t{b->n_shards()});
+      ++keys_differ;
+    }
+  }
+  for (const gguf::metadata_entry& e : a->metadata()) {
+    if (!layout && is_layout_key(e.key)) continue;
+    const gguf::metadata_entry* o = b->metadata().find(e.key);
+    const std::string key(e.key);
+    if (!o) {
+      say("- %s: %s\n", key.c_str(), shown(e.value).c_str());
+      ++keys_differ;
+    } else if (!gguf::same_value(e.value, o->value)) {
+      say("~ %s: %s -> %s\n", key.c_str(), shown(e.value).c_str(), shown(o->value).c_str());
+      ++keys_differ;
+    }
+  }
+  for (const gguf::metadata_entry& e : b->metadata()) {
+    if ((!layout && is_layout_key(e.key)) || a->metadata().contains(e.key)) continue;
+    say("+ %s: %s\n", std::string(e.key).c_str(), shown(e.value).c_str());
+    ++keys_differ;
+  }
+
+  const auto ta = a->tensors(), tb = b->tensors();
+  for (std::size_t i = 0; i < ta.size(); ++i) {
+    const gguf::tensor_info& t = ta[i];
+    const std::string name(t.name);
+    const gguf::tensor_info* o = b->find_tensor(t.name);
+    if (!o) {
+      say("- tensor %s: %s %s\n", name.c_str(), std::string(gguf::to_string(t.type)).c_str(),
+          gguf::to_string(t.shape()).c_str());
+      ++tensors_differ;
+      continue;
+    }
+    const auto c = gguf::compare_tensors(t, *o);
+    if (!c) return cli::fail("%s: %s", name.c_str(), gguf::to_string(c.error()).c_str()) + 1;
+    const bool moved = layout && (i >= tb.size() || tb[i].name != t.name);
+    if (c->same_bytes || (c->same_shape && c->differing == 0 && c->same_type)) {
+      if (moved)
+        say("~ tensor %s: another place in the tensor order\n", name.c_str()), ++tensors_differ;
+      else
+        ++tensors_same;
+      continue;
+    }
+    ++tensors_differ;
+    std::string what;
+    if (!c->same_type) what += std::string(gguf::to_string(t.type)) + " -> " + std::string(gguf::to_string(o->type));
+    if (!c->same_shape) {
+      what += (what.empty() ? "" : ", ") + gguf::to_string(t.shape()) + " -> " + gguf::to_string(o->shape());
+    } else {
+      char err[160];
+      std::snprintf(err, sizeof err, "%s%" PRIu64 " of %" PRIu64 " values differ, max |a-b| %.6g, rms %.6g",
+                    what.empty() ? "" : ", ", c->differing, t.n_elements, c->max_abs, c->rms);
+      what += c->differing ? err : (what.empty() ? "the same values, other bytes" : ", the same values");
+    }
+    say("~ tensor %s: %s\n", name.c_str(), what.c_str());
+  }
+  for (const gguf::tensor_info& t : tb) {
+    if (a->find_tensor(t.name)) continue;
+    say("+ tensor %s: %s %s\n", std::string(t.name).c_str(), std::string(gguf::to_string(t.type)).c_str(),
+        gguf::to_string(t.shape()).c_str());
+    ++tensors_differ;
+  }
+  if (keys_differ + tensors_differ == 0) {
+    say("equal: %" PRIu64 " metadata keys, %" PRIu64 " tensors\n", std::uint64_t{a->metadata().size()}, tensors_same);
+  } else {
+    say("differ: %" PRIu64 " metadata keys, %" PRIu64 " tensors (%" PRIu64 " identical)\n", keys_differ, tensors_differ,
+        tensors_same);
+  }
+  if (!quiet && std::fflush(stdout) != 0) return cli::fail("cannot write to standard output") + 1;
+  return keys_differ + tensors_differ == 0 ? 0 : 1;
+}
