@@ -1,18 +1,34 @@
 // gguf-bench: dequantization. dequant/<type>/<n> dequantizes n weights of each type, single thread,
 // with the kernels of the instruction set runtime dispatch picks for this CPU (GGUF_FORCE_ISA
 // overrides); isa/<isa>/dequant/<type>/65536 runs every other supported instruction set.
-// memset/<n> and memcpy/<n> write the same 4n output bytes: the ceiling in the same run.
-// The input is real ggml-quantized blocks (the committed fixture quants-s1.gguf) tiled to n weights.
+// The ceilings of the same run write the same 4n output bytes: memset/<n>, memcpy/<n>, and fill_nt/<n>, a
+// loop of non-temporal (streaming) stores: out of cache the real ceiling, since glibc's memset uses
+// ordinary stores below ~190 MB here and so reads every line it writes.
+// The input is what models hold, with no pattern a branch predictor could learn: blocks that ggml itself
+// quantized from random Gaussian weights (bench/data/gaussian-blocks.gguf, written by bench/make_blocks.py
+// through the shared oracle), 65536 weights per type, so the 64 Ki runs see no block twice and the 16 Mi
+// runs draw blocks at random from them; plain types (f32, f16, bf16, f64, i8-i64) are Gaussian weights
+// converted as ggml converts them. (Tiling a small fixture, as 0.1.0 did, let the branchy scalar kernels
+// run ~5x faster than on real data.)
 #include <benchmark/benchmark.h>
 #include <gguf/dispatch.hpp>
 #include <gguf/gguf.hpp>
 #include <gguf/parallel.hpp>
 
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
+
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#endif
 
 namespace {
 
@@ -33,14 +49,64 @@ struct aligned_floats {
   std::unique_ptr<float, decltype(&std::free)> data;
 };
 
-// n weights of `type`: the fixture's blocks of that type, repeated.
+// f32 -> f16 bits, rounded to nearest even (ggml_fp32_to_fp16 on finite values in range, all these are).
+std::uint16_t to_half(float f) {
+  const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
+  const auto sign = static_cast<std::uint16_t>((x >> 16) & 0x8000);
+  const std::uint32_t ax = x & 0x7fffffff;
+  if (ax >= 0x477ff000) return sign | 0x7c00;  // rounds past 65504: infinity
+  if (ax < 0x38800000) {                       // a subnormal half: exact scaling, then one rounding
+    return static_cast<std::uint16_t>(
+        sign | static_cast<std::uint16_t>(std::nearbyint(std::bit_cast<float>(ax) * 16777216.0f)));
+  }
+  std::uint32_t m = ax - 0x38000000;  // rebias the exponent from 127 to 15
+  m += 0x0fff + ((m >> 13) & 1);
+  return static_cast<std::uint16_t>(sign | (m >> 13));
+}
+
+// f32 -> bf16 bits, rounded to nearest even (ggml_fp32_to_bf16 on non-NaN values).
+std::uint16_t to_bf16(float f) {
+  const std::uint32_t x = std::bit_cast<std::uint32_t>(f);
+  return static_cast<std::uint16_t>((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}
+
+// n weights of `type`, as a model holds them (see the top of this file).
 std::vector<std::byte> input(gguf::ggml_type type, std::int64_t n) {
-  static const auto fixture = gguf::open(GGUF_BENCH_QUANTS_FILE);
+  static const auto pool = gguf::open(GGUF_BENCH_BLOCKS_FILE);
   const gguf::type_traits& t = gguf::traits(type);
   std::vector<std::byte> out(static_cast<std::size_t>(n) / t.block_size * t.type_size);
-  const gguf::tensor_info* src = fixture ? fixture->find_tensor("t." + std::string(t.name)) : nullptr;
-  for (std::size_t i = 0; src && i < out.size(); i += src->data.size()) {
-    std::memcpy(out.data() + i, src->data.data(), std::min(src->data.size(), out.size() - i));
+  std::mt19937_64 rng(static_cast<std::uint64_t>(type) + 1);
+  const gguf::tensor_info* src = pool ? pool->find_tensor("t." + std::string(t.name)) : nullptr;
+  if (src) {
+    const std::size_t blocks = src->data.size() / t.type_size;
+    for (std::size_t b = 0; b < out.size() / t.type_size; ++b) {
+      const std::size_t from = out.size() <= src->data.size() ? b : static_cast<std::size_t>(rng() % blocks);
+      std::memcpy(out.data() + b * t.type_size, src->data.data() + from * t.type_size, t.type_size);
+    }
+    return out;
+  }
+  if (t.quantized) return {};  // no pool file: the benchmark reports it
+  std::normal_distribution<float> gauss(0.0f, 1.0f);
+  std::uniform_real_distribution<float> decade(-2.5f, 0.5f);
+  std::byte* p = out.data();
+  float scale = 1.0f;
+  for (std::int64_t i = 0; i < n; ++i, p += t.type_size) {
+    if (i % 4096 == 0) scale = std::pow(10.0f, decade(rng));  // rows of 4096 with their own scale
+    const float v = gauss(rng) * scale;
+    const auto put = [p](auto x) { std::memcpy(p, &x, sizeof x); };
+    switch (type) {
+      case gguf::ggml_type::f32: put(v); break;
+      case gguf::ggml_type::f16: put(to_half(v)); break;
+      case gguf::ggml_type::bf16: put(to_bf16(v)); break;
+      case gguf::ggml_type::f64: put(static_cast<double>(v)); break;
+      case gguf::ggml_type::i8: put(static_cast<std::int8_t>(std::clamp(std::lround(v * 30.0f), -127L, 127L))); break;
+      case gguf::ggml_type::i16:
+        put(static_cast<std::int16_t>(std::clamp(std::lround(v * 3e3f), -32767L, 32767L)));
+        break;
+      case gguf::ggml_type::i32: put(static_cast<std::int32_t>(std::lround(v * 1e6f))); break;
+      case gguf::ggml_type::i64: put(static_cast<std::int64_t>(std::lround(v * 1e6f))); break;
+      default: return {};
+    }
   }
   return out;
 }
@@ -110,6 +176,26 @@ void memset_ceiling(benchmark::State& state, int byte) {
   set_counters(state, n);
 }
 
+// The same bytes as memset, written with non-temporal stores (they bypass the caches instead of reading
+// each line in first): what a kernel that streams its output can reach out of cache.
+void fill_nt_ceiling(benchmark::State& state) {
+  const std::int64_t n = state.range(0);
+  aligned_floats out(static_cast<std::size_t>(n));
+  for (auto _ : state) {
+#if defined(__SSE2__) || defined(_M_X64)
+    const __m128i v = _mm_set1_epi8(0x3F);
+    auto* p = reinterpret_cast<__m128i*>(out.data.get());
+    for (std::int64_t i = 0; i < n / 4; ++i) _mm_stream_si128(p + i, v);
+    _mm_sfence();
+#else
+    std::memset(out.data.get(), 0x3F, static_cast<std::size_t>(n) * 4);
+#endif
+    benchmark::DoNotOptimize(out.data.get());
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, n);
+}
+
 void memcpy_ceiling(benchmark::State& state) {
   const std::int64_t n = state.range(0);
   aligned_floats in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
@@ -129,6 +215,7 @@ const int registered = [] {
     benchmark::RegisterBenchmark("memset", memset_ceiling, 0x3F)->Arg(n);
     benchmark::RegisterBenchmark("memset_zero", memset_ceiling, 0)->Arg(n);
     benchmark::RegisterBenchmark("memcpy", memcpy_ceiling)->Arg(n);
+    benchmark::RegisterBenchmark("fill_nt", fill_nt_ceiling)->Arg(n);
   }
   for (const gguf::type_traits& t : gguf::ggml_types) {
     auto* b = benchmark::RegisterBenchmark(("dequant/" + std::string(t.name)).c_str(), dequant, t.type, active);
