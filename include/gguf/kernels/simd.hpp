@@ -17,6 +17,7 @@
 #if !defined(GGUF_NO_SIMD)
 #include "gguf/kernels/simd/k_quants.hpp"
 #include "gguf/kernels/simd/legacy.hpp"
+#include "gguf/kernels/simd/low_bit.hpp"
 #include "gguf/kernels/simd/nonlinear.hpp"
 #include "gguf/kernels/simd/plain.hpp"
 #include "gguf/kernels/simd/ternary.hpp"
@@ -56,10 +57,13 @@ constexpr dequant_fn simd_kernel(ggml_type t) noexcept {
     case ggml_type::q8_K: return simd::dequant_q8_K<A>;
     case ggml_type::f16: return simd::dequant_f16<A>;
     case ggml_type::bf16: return simd::dequant_bf16<A>;
+    case ggml_type::f64: return simd::dequant_f64<A>;
     case ggml_type::iq4_nl: return simd::dequant_iq4_nl<A>;
     case ggml_type::iq4_xs: return simd::dequant_iq4_xs<A>;
     case ggml_type::mxfp4: return simd::dequant_mxfp4<A>;
     case ggml_type::tq2_0: return simd::dequant_tq2_0<A>;
+    case ggml_type::q1_0: return simd::dequant_q1_0<A>;
+    case ggml_type::q2_0: return simd::dequant_q2_0<A>;
     default: return scalar_kernel(t);
   }
 }

@@ -162,6 +162,39 @@ inline void load_u16_pair(const std::byte* p, ibatch<A>& lo, ibatch<A>& hi) noex
   hi = load_u16<A>(p + 2 * lanes<A>);
 }
 
+/**
+ * lanes<A> little-endian doubles at p rounded to floats: the hardware conversion (cvtpd2ps, fcvtn), which
+ * rounds to nearest even as a cast does, overflowing to infinity from FLT_MAX + half an ulp, NaNs kept NaN.
+ */
+template <class A>
+inline fbatch<A> load_f64_as_float(const std::byte* p) noexcept {
+  const auto* d = reinterpret_cast<const double*>(p);  // NOLINT: unaligned loads below
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if constexpr (is_avx512<A>) {
+    const __m256 lo = _mm512_cvtpd_ps(_mm512_loadu_pd(d)), hi = _mm512_cvtpd_ps(_mm512_loadu_pd(d + 8));
+    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)), _mm256_castps_pd(hi), 1));
+  }
+#endif
+#if defined(__AVX2__)
+  if constexpr (is_avx2<A>) {
+    return _mm256_set_m128(_mm256_cvtpd_ps(_mm256_loadu_pd(d + 4)), _mm256_cvtpd_ps(_mm256_loadu_pd(d)));
+  }
+#endif
+#if defined(__SSE2__) || defined(_M_X64)
+  if constexpr (is_sse<A>) return _mm_movelh_ps(_mm_cvtpd_ps(_mm_loadu_pd(d)), _mm_cvtpd_ps(_mm_loadu_pd(d + 2)));
+#endif
+#if defined(__aarch64__) || defined(_M_ARM64)
+  if constexpr (is_neon64<A>) return vcombine_f32(vcvt_f32_f64(vld1q_f64(d)), vcvt_f32_f64(vld1q_f64(d + 2)));
+#endif
+  alignas(64) float v[lanes<A>];
+  for (std::size_t i = 0; i < lanes<A>; ++i) {
+    double x;
+    std::memcpy(&x, p + 8 * i, sizeof x);
+    v[i] = static_cast<float>(x);  // as the scalar kernel, for values in range (the others: see above)
+  }
+  return fbatch<A>::load_aligned(v);
+}
+
 /** lanes<A> IEEE halves at p as floats, exactly (subnormals, infinities, NaNs included). */
 template <class A>
 inline fbatch<A> load_half(const std::byte* p) noexcept {
@@ -313,39 +346,56 @@ inline void bytes16(std::uint64_t lo, std::uint64_t hi, ibatch<A>* out) noexcept
 }
 
 /**
- * Lane i = 0x10 if bit i of `word` is set, else 0: the fifth bits of lanes<A> weights of the q5 types.
- * (One masked move on AVX-512, and + compare elsewhere; no xsimd::select, which xsimd 8.1 fails to
- * compile for int32 on AVX-512 at -O0.)
+ * Lane i = all ones if bit i of `word` is set, else 0 (bits 0 to lanes<A> - 1): one bit per weight made
+ * a lane mask, for the 1-bit types. (A masked move on AVX-512; and + compare on AVX2, SSE and NEON.)
  */
 template <class A>
-inline ibatch<A> fifth_bits(std::uint32_t word) noexcept {
+inline ibatch<A> bit_lanes(std::uint32_t word) noexcept {
 #if defined(__AVX512F__) && defined(__AVX512BW__)
-  if constexpr (is_avx512<A>) return _mm512_maskz_mov_epi32(static_cast<__mmask16>(word), _mm512_set1_epi32(0x10));
+  if constexpr (is_avx512<A>) return _mm512_maskz_mov_epi32(static_cast<__mmask16>(word), _mm512_set1_epi32(-1));
 #endif
 #if defined(__AVX2__)
   if constexpr (is_avx2<A>) {
     const __m256i bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-    const __m256i set = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(word)), bits), bits);
-    return _mm256_and_si256(set, _mm256_set1_epi32(0x10));
+    return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(word)), bits), bits);
   }
 #endif
-#if defined(__SSE4_1__)
-  if constexpr (is_sse41<A>) {
+#if defined(__SSE2__) || defined(_M_X64)
+  if constexpr (is_sse<A>) {
     const __m128i bits = _mm_setr_epi32(1, 2, 4, 8);
-    const __m128i set = _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32(static_cast<int>(word)), bits), bits);
-    return _mm_and_si128(set, _mm_set1_epi32(0x10));
+    return _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32(static_cast<int>(word)), bits), bits);
   }
 #endif
 #if defined(__aarch64__) || defined(_M_ARM64)
   if constexpr (is_neon64<A>) {
     const std::uint32_t b[4] = {1, 2, 4, 8};
-    const uint32x4_t set = vtstq_u32(vdupq_n_u32(word), vld1q_u32(b));
-    return vreinterpretq_s32_u32(vandq_u32(set, vdupq_n_u32(0x10)));
+    return vreinterpretq_s32_u32(vtstq_u32(vdupq_n_u32(word), vld1q_u32(b)));
   }
 #endif
   alignas(64) std::int32_t t[lanes<A>];
-  for (std::size_t i = 0; i < lanes<A>; ++i) t[i] = static_cast<std::int32_t>(((word >> i) & 1u) << 4);
+  for (std::size_t i = 0; i < lanes<A>; ++i) t[i] = ((word >> i) & 1u) != 0 ? -1 : 0;
   return ibatch<A>::load_aligned(t);
+}
+
+/** Lane i = 0x10 if bit i of `word` is set, else 0: the fifth bits of lanes<A> weights of the q5 types. */
+template <class A>
+inline ibatch<A> fifth_bits(std::uint32_t word) noexcept {
+  return bit_lanes<A>(word) & ibatch<A>(0x10);
+}
+
+/**
+ * Lane i of x shifted right (arithmetically) by lane i of n, 0 <= n < 32: one instruction on AVX2 and
+ * AVX-512 (xsimd 8.1 runs AVX-512's element by element), xsimd's own elsewhere.
+ */
+template <class A>
+inline ibatch<A> shift_right_lanes(const ibatch<A>& x, const ibatch<A>& n) noexcept {
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if constexpr (is_avx512<A>) return _mm512_srav_epi32(x, n);
+#endif
+#if defined(__AVX2__)
+  if constexpr (is_avx2<A>) return _mm256_srav_epi32(x, n);
+#endif
+  return x >> n;
 }
 
 // ---- Lookups ------------------------------------------------------------------------------------

@@ -1,11 +1,13 @@
 #ifndef GGUF_KERNELS_SIMD_PLAIN_HPP
 #define GGUF_KERNELS_SIMD_PLAIN_HPP
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
 #include "gguf/kernels/float_formats.hpp"
+#include "gguf/kernels/scalar/plain.hpp"
 #include "gguf/kernels/simd/ops.hpp"
 
 GGUF_SIMD_DIAGNOSTICS_PUSH
@@ -108,6 +110,22 @@ inline void convert_words(const std::byte* src, float* dst, std::size_t n) noexc
 }
 
 }  // namespace detail
+
+/// f64: rounded to float by the hardware conversion, which gives what the scalar kernel's checked cast
+/// gives, out-of-range values included (little-endian hosts: the doubles are read as they lie).
+template <class A>
+void dequant_f64(const std::byte* src, float* dst, std::size_t n) noexcept {
+  constexpr std::size_t L = lanes<A>;
+  std::size_t i = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    for (; i + 2 * L <= n; i += 2 * L) {
+      load_f64_as_float<A>(src + 8 * i).store_unaligned(dst + i);
+      load_f64_as_float<A>(src + 8 * (i + L)).store_unaligned(dst + i + L);
+    }
+    for (; i + L <= n; i += L) load_f64_as_float<A>(src + 8 * i).store_unaligned(dst + i);
+  }
+  scalar::dequant_f64(src + 8 * i, dst + i, n - i);
+}
 
 /// f16: IEEE half -> float, exact. `n` elements.
 template <class A>
