@@ -36,7 +36,9 @@ cmake --build "$out" -j"$(nproc)"
 cmake --build "$out" --target gguf-fuzz-replay all_verify_interface_header_sets -j"$(nproc)"
 file "$out/examples/gguf-dump.exe" | grep -q "PE32+ executable" || { echo "not a Windows executable"; exit 1; }
 if [[ -n "$wine" ]]; then
-  ctest --test-dir "$out" --output-on-failure -j"$(nproc)"
+  # Under wine a test program now and then fails to start at all (no output, exit within 10 ms, seen once
+  # in ~20 runs); a test must fail three times in a row to fail here. Real failures fail every time.
+  ctest --test-dir "$out" --output-on-failure -j"$(nproc)" --repeat until-pass:3
 else
   echo "wine not installed: built for Windows, not run"
 fi
