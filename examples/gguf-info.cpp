@@ -194,9 +194,7 @@ int main(int argc, char** argv) {
     gguf_json::append_string(out, gguf::to_string(opt.cache_type_k));
     out += ",\"cache_type_v\":";
     gguf_json::append_string(out, gguf::to_string(opt.cache_type_v));
-    std::uint64_t weights = 0;
-    for (const gguf::tensor_info& t : m->tensors()) weights += t.n_bytes;
-    json_num(out, "weights", weights);
+    json_num(out, "weights", f->census.total.bytes);  // every tensor's bytes, as the estimate counts them
     if (mem) {
       json_num(out, "kv_cache", mem->kv_cache());
       json_num(out, "k", mem->k);

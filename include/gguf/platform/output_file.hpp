@@ -17,19 +17,7 @@
 #include "gguf/platform/mapped_file.hpp"
 #include "gguf/result.hpp"
 
-#if defined(_WIN32)
-#ifndef WIN32_LEAN_AND_MEAN
-#define WIN32_LEAN_AND_MEAN
-#endif
-#ifndef NOMINMAX
-#define NOMINMAX
-#endif
-#include <windows.h>
-#else
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#endif
+#include "gguf/platform/os.hpp"
 
 GGUF_BEGIN_NAMESPACE
 
