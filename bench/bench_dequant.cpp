@@ -10,6 +10,12 @@
 // runs draw blocks at random from them; plain types (f32, f16, bf16, f64, i8-i64) are Gaussian weights
 // converted as ggml converts them. (Tiling a small fixture, as 0.1.0 did, let the branchy scalar kernels
 // run ~5x faster than on real data.)
+// dequant_f16/<type>/<n> and dequant_bf16/<type>/<n>: the same, writing f16 or bf16 (2 bytes a weight).
+// The anchor of the same run: ggml/<type>/<n>, ggml's own dequantizer (its type traits' to_float) on the
+// same input and output as dequant/<type>/<n>, for every type it has one for. ggml is no dependency: it is
+// loaded at run time from $GGUF_BENCH_GGML (a libggml-base.so, e.g. one bench/build_ggml_native.sh built
+// with -O3 -march=native), else from the shared oracle's prebuilt library; without either, or on a system
+// without dlopen, there are no ggml/ benchmarks.
 #include <benchmark/benchmark.h>
 #include <gguf/dispatch.hpp>
 #include <gguf/gguf.hpp>
@@ -19,15 +25,22 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
+#endif
+#if !defined(_WIN32) && __has_include(<dlfcn.h>)
+#include <dlfcn.h>
+#define GGUF_BENCH_DLOPEN 1
 #endif
 
 namespace {
@@ -111,14 +124,17 @@ std::vector<std::byte> input(gguf::ggml_type type, std::int64_t n) {
   return out;
 }
 
-void set_counters(benchmark::State& state, std::int64_t n) {
+// weights/s, and bytes/s of output (4 per weight for floats, 2 for f16/bf16).
+void set_counters(benchmark::State& state, std::int64_t n, std::int64_t out_bytes = 4) {
   state.counters["weights/s"] =
       benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate);
   state.counters["bytes/s"] = benchmark::Counter(
-      static_cast<double>(4 * n), benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1024);
+      static_cast<double>(out_bytes * n), benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1024);
 }
 
-// Through the public gguf::dequantize (in runtime-dispatch mode here), as a user calls it.
+// Through the public gguf::dequantize (in runtime-dispatch mode here), as a user calls it, writing Out:
+// dequant/<type>/<n> floats, dequant_f16/ and dequant_bf16/ halves (into the same 64-byte aligned buffer).
+template <class Out = float>
 void dequant(benchmark::State& state, gguf::ggml_type type, gguf::dispatch::isa isa) {
   const std::int64_t n = state.range(0);
   const std::vector<std::byte> in = input(type, n);
@@ -128,7 +144,7 @@ void dequant(benchmark::State& state, gguf::ggml_type type, gguf::dispatch::isa 
     state.SkipWithError("no input, or instruction set not supported");
     return;
   }
-  const std::span<float> dst(out.data.get(), static_cast<std::size_t>(n));
+  const std::span<Out> dst(reinterpret_cast<Out*>(out.data.get()), static_cast<std::size_t>(n));
   for (auto _ : state) {
     if (!gguf::dequantize(type, in, dst)) state.SkipWithError("dequantize failed");
     benchmark::DoNotOptimize(out.data.get());
@@ -136,6 +152,100 @@ void dequant(benchmark::State& state, gguf::ggml_type type, gguf::dispatch::isa 
   }
   gguf::dispatch::set_active(previous);
   state.SetLabel(std::string(gguf::dispatch::to_string(isa)));
+  set_counters(state, n, static_cast<std::int64_t>(sizeof(Out)));
+}
+
+using ggml_to_float = void (*)(const void* x, float* y, std::int64_t k);
+
+struct ggml_anchor {
+  std::string label;  // "ggml <ggml_version()> (<ggml_commit()>)"
+  std::vector<std::pair<gguf::ggml_type, ggml_to_float>> to_float;
+};
+
+#ifdef GGUF_BENCH_DLOPEN
+// The leading fields of ggml.h's struct ggml_type_traits: the same since ggml_get_type_traits appeared
+// (October 2024) to ggml 0.25.1 (the oracle's). What a library reports is checked against gguf's table first.
+struct ggml_type_traits {
+  const char* type_name;
+  std::int64_t blck_size;
+  std::int64_t blck_size_interleave;
+  std::size_t type_size;
+  bool is_quantized;
+  ggml_to_float to_float;
+};
+
+// True if p lies in the library mapped at `base`. An older ggml's table ends before gguf's last ids, and
+// what lies past it is no entry: neither it nor the name it would point to is read unless it is in there.
+// (A Debug build of such a ggml asserts on those ids instead: build_ggml_native.sh builds Release.)
+bool in_library(const void* p, const void* base) {
+  Dl_info info;
+  return p && dladdr(p, &info) && info.dli_fbase == base;
+}
+
+// ggml's to_float for every type whose block size, byte size and name equal gguf's (ggml has none for
+// f32, q8_1, q8_K, f64 and the integers). The library is never closed: its functions run until exit.
+ggml_anchor load_ggml() {
+  const char* chosen = std::getenv("GGUF_BENCH_GGML");
+  std::string path = chosen && *chosen ? chosen : "";
+  if (path.empty()) {
+    const char* oracle = std::getenv("GGUF_ORACLE_HOME");
+    const char* home = std::getenv("HOME");
+    if (oracle && *oracle) {
+      path = oracle;
+    } else if (home && *home) {
+      path = std::string(home) + "/.cache/gguf-oracle";
+    } else {
+      return {};
+    }
+    path += "/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libggml-base.so";
+  }
+  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* get = lib ? dlsym(lib, "ggml_get_type_traits") : nullptr;
+  Dl_info info;
+  if (!get || !dladdr(get, &info)) {
+    if (chosen && *chosen) {  // only a library asked for by name is worth a word: the oracle's is optional
+      const std::string why = lib ? path + ": no ggml_get_type_traits" : dlerror();
+      std::fprintf(stderr, "gguf-bench: no ggml/ benchmarks: %s\n", why.c_str());
+    }
+    return {};
+  }
+  const auto traits = reinterpret_cast<const ggml_type_traits* (*)(int)>(get);
+  ggml_anchor a;
+  for (const gguf::type_traits& t : gguf::ggml_types) {
+    const ggml_type_traits* g = traits(static_cast<int>(t.type));
+    if (!in_library(g, info.dli_fbase)) continue;
+    if (g->blck_size != static_cast<std::int64_t>(t.block_size) || g->type_size != t.type_size) continue;
+    if (!in_library(g->type_name, info.dli_fbase) || t.name != g->type_name || !g->to_float) continue;
+    a.to_float.emplace_back(t.type, g->to_float);
+  }
+  const auto text = [lib](const char* fn) {  // ggml_version(), ggml_commit(): older libraries have neither
+    void* f = dlsym(lib, fn);
+    return std::string(f ? reinterpret_cast<const char* (*)()>(f)() : "?");
+  };
+  a.label = "ggml " + text("ggml_version") + " (" + text("ggml_commit") + ")";
+  benchmark::AddCustomContext("ggml_library", path);
+  benchmark::AddCustomContext("ggml_version", a.label);
+  return a;
+}
+#else
+ggml_anchor load_ggml() { return {}; }  // no dlopen (Windows): no anchor
+#endif
+
+// ggml's dequantizer on the input and output of dequant/<type>/<n>, all n weights in one call.
+void ggml_dequant(benchmark::State& state, gguf::ggml_type type, ggml_to_float to_float, const std::string& label) {
+  const std::int64_t n = state.range(0);
+  const std::vector<std::byte> in = input(type, n);
+  aligned_floats out(static_cast<std::size_t>(n));
+  if (in.empty()) {
+    state.SkipWithError("no input");
+    return;
+  }
+  for (auto _ : state) {
+    to_float(in.data(), out.data.get(), n);
+    benchmark::DoNotOptimize(out.data.get());
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(label);
   set_counters(state, n);
 }
 
@@ -217,11 +327,24 @@ const int registered = [] {
     benchmark::RegisterBenchmark("memcpy", memcpy_ceiling)->Arg(n);
     benchmark::RegisterBenchmark("fill_nt", fill_nt_ceiling)->Arg(n);
   }
-  for (const gguf::type_traits& t : gguf::ggml_types) {
-    auto* b = benchmark::RegisterBenchmark(("dequant/" + std::string(t.name)).c_str(), dequant, t.type, active);
+  const auto sizes = [](benchmark::internal::Benchmark* b, gguf::ggml_type type) {
     b->Arg(l2_weights);
-    for (gguf::ggml_type h : hot) {
-      if (h == t.type) b->Arg(memory_weights);
+    if (std::find(std::begin(hot), std::end(hot), type) != std::end(hot)) b->Arg(memory_weights);
+  };
+  const ggml_anchor ggml = load_ggml();
+  for (const gguf::type_traits& t : gguf::ggml_types) {
+    sizes(benchmark::RegisterBenchmark(("dequant/" + std::string(t.name)).c_str(), dequant<>, t.type, active), t.type);
+    sizes(benchmark::RegisterBenchmark(("dequant_f16/" + std::string(t.name)).c_str(), dequant<gguf::f16>, t.type,
+                                       active),
+          t.type);
+    sizes(benchmark::RegisterBenchmark(("dequant_bf16/" + std::string(t.name)).c_str(), dequant<gguf::bf16>, t.type,
+                                       active),
+          t.type);
+    // Right after gguf's own: the two see the machine in the same state (its speed drifts over a run).
+    for (const auto& [type, to_float] : ggml.to_float) {
+      if (type != t.type) continue;
+      const std::string name = "ggml/" + std::string(t.name);
+      sizes(benchmark::RegisterBenchmark(name.c_str(), ggml_dequant, type, to_float, ggml.label), type);
     }
   }
   for (gguf::ggml_type h : {gguf::ggml_type::q4_K, gguf::ggml_type::q8_0}) {
@@ -232,7 +355,7 @@ const int registered = [] {
     if (i == active || !gguf::dispatch::supported(i)) continue;
     for (const gguf::type_traits& t : gguf::ggml_types) {
       const std::string name = "isa/" + std::string(gguf::dispatch::to_string(i)) + "/dequant/" + std::string(t.name);
-      benchmark::RegisterBenchmark(name.c_str(), dequant, t.type, i)->Arg(l2_weights);
+      benchmark::RegisterBenchmark(name.c_str(), dequant<>, t.type, i)->Arg(l2_weights);
     }
   }
   return 0;

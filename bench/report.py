@@ -5,7 +5,9 @@ usage: gguf-bench --benchmark_out=bench.json --benchmark_out_format=json [--benc
        python3 bench/report.py bench.json
 Every dequant/<type>/65536 as a share of memset/65536 of the same run, and dequant/<type>/16777216 as a
 share of fill_nt/16777216 (the out-of-cache ceiling: non-temporal stores); the ggml column is its prebuilt
-reference dequantizer as measured for 0.1.0 (not the same run).
+reference dequantizer as measured for 0.1.0 (not the same run). When the report holds gguf-bench's same-run
+anchor, ggml/<type>/<n> (ggml's dequantizer on the same input, loaded from $GGUF_BENCH_GGML or the oracle),
+a "× ggml, same run" column follows each size: dequant/<type>/<n> over ggml/<type>/<n>, in weights/s.
 """
 import json
 import sys
@@ -26,11 +28,28 @@ def main():
     ms, mb = rate["memset/65536"], rate.get("memset/16777216")
     nt = rate.get("fill_nt/16777216")
     isa = data["context"].get("gguf_isa", "?")
+    same = any(n.startswith("ggml/") for n in rate)  # the same-run anchor: only then the extra columns
     print("Kernels: %s (runtime dispatch). Ceilings, G weights/s: memset/65536 %.1f, memcpy/65536 %.1f; "
-          "memset/16777216 %.1f, fill_nt/16777216 %.1f.\n"
+          "memset/16777216 %.1f, fill_nt/16777216 %.1f."
           % (isa, ms, rate.get("memcpy/65536", 0), mb or 0, nt or 0))
-    print("| type | 64 Ki | % of memset | ggml | × ggml | 16 Mi | % of fill_nt |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    if same:
+        print("Same run: ggml/<type>/<n> is %s, %s." % (
+            data["context"].get("ggml_version", "ggml"), data["context"].get("ggml_library", "?")))
+    print()
+    head = ["type", "64 Ki", "% of memset", "ggml", "× ggml", "16 Mi", "% of fill_nt"]
+    if same:
+        head[5:5] = ["× ggml, same run"]
+        head.append("× ggml, same run")
+    print("| %s |" % " | ".join(head))
+    print("|---|" + "---:|" * (len(head) - 1))
+
+    def vs_ggml(t, n, none):  # dequant/<t>/<n> over ggml/<t>/<n>
+        ours, theirs = rate.get("dequant/%s/%d" % (t, n)), rate.get("ggml/%s/%d" % (t, n))
+        if ours is None:
+            return none
+        if not theirs:
+            return "–"
+        return ("%.1f×" if ours >= theirs else "%.2f×") % (ours / theirs)  # 2 digits below 1×
     below = []
     names = [n.split("/")[1] for n in rate if n.startswith("dequant/") and n.endswith("/65536")]
     for t in sorted(names, key=lambda t: -rate["dequant/%s/65536" % t]):
@@ -40,9 +59,13 @@ def main():
         share = ours / ms
         if share < (0.3 if t in ("f64", "i64") else 0.5):
             below.append(t)
-        print("| %s | %.2f | %.0f%% | %s | %s | %s | %s |" % (
-            t, ours, 100 * share, "%.2f" % ref if ref else "–", "%.1f×" % (ours / ref) if ref else "–",
-            "%.1f" % big if big is not None else "", "%.0f%%" % (100 * big / nt) if big is not None and nt else ""))
+        cells = [t, "%.2f" % ours, "%.0f%%" % (100 * share), "%.2f" % ref if ref else "–",
+                 "%.1f×" % (ours / ref) if ref else "–", "%.1f" % big if big is not None else "",
+                 "%.0f%%" % (100 * big / nt) if big is not None and nt else ""]
+        if same:
+            cells[5:5] = [vs_ggml(t, 65536, "–")]
+            cells.append(vs_ggml(t, 16777216, ""))
+        print("| %s |" % " | ".join(cells))
     print("\nBelow 50%% of memset/65536 (30%% for f64, i64): %s" % (", ".join(below) or "none"))
 
 

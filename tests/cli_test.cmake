@@ -125,7 +125,20 @@ foreach(type q4_K iq2_xs f16 bf16 tq1_0)
   if(NOT same EQUAL 0 OR size EQUAL 0)
     message(FATAL_ERROR "gguf-dequant t.${type} differs from ggml's floats (or is empty)")
   endif()
+  # --to f16 / bf16: ggml's floats rounded (the expected twin is f32, so its rounding is the reference).
+  foreach(to f16 bf16)
+    expect_exit(0 "${DEQUANT}" --to ${to} "${DATA}/quants/quants-4d.gguf" t.${type} "${WORK}/ours-${to}.bin")
+    expect_exit(0 "${DEQUANT}" "--to=${to}" "${DATA}/quants/quants-4d.expected.gguf" t.${type} "${WORK}/ggml-${to}.bin")
+    execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${WORK}/ours-${to}.bin" "${WORK}/ggml-${to}.bin"
+                    RESULT_VARIABLE same)
+    file(SIZE "${WORK}/ours-${to}.bin" half_size)
+    math(EXPR twice "${half_size} * 2")
+    if(NOT same EQUAL 0 OR NOT twice EQUAL size)
+      message(FATAL_ERROR "gguf-dequant --to ${to} t.${type} differs from ggml's floats rounded (or has the wrong size)")
+    endif()
+  endforeach()
 endforeach()
+expect_exit(2 "${DEQUANT}" --to f8 "${DATA}/quants/quants-4d.gguf" t.q4_K "${WORK}/x.bin")
 
 # gguf-metadata: hyperparameters, vocabulary, special tokens.
 expect_exit(0 "${METADATA}" "${DATA}/model/tiny-llama-q4_K_M.gguf")

@@ -95,7 +95,12 @@ inline cut_result check_cut(std::span<const std::byte> bytes, const gguf::result
       // Without the size the bounds are not checked, so the checks after them may fail instead.
       const bool later_check = (want == gguf::errc::out_of_bounds || want == gguf::errc::truncated) &&
                                (got == gguf::errc::duplicate_tensor || got == gguf::errc::overlapping_tensors);
-      if (!limit_for_truncation && !later_check && (got != want || r.error().offset != full.error().offset)) {
+      // A tensor past the file's end is not seen without the size, so a later one past the end of any
+      // file (its offset and size overflow) is what fails.
+      const bool later_tensor = want == gguf::errc::out_of_bounds && got == gguf::errc::out_of_bounds &&
+                                r.error().offset > full.error().offset;
+      if (!limit_for_truncation && !later_check && !later_tensor &&
+          (got != want || r.error().offset != full.error().offset)) {
         return {0, "a prefix of unknown size fails otherwise than the whole file"};
       }
     }

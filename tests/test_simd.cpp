@@ -9,12 +9,15 @@
 #include <gguf/kernels/scalar.hpp>
 
 #include <bit>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <type_traits>
+#include <algorithm>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -59,16 +62,111 @@ std::vector<std::vector<std::byte>> inputs(ggml_type type) {
   std::vector<std::byte> noise(gguf::traits(type).type_size * 97);
   for (auto& b : noise) b = static_cast<std::byte>(rng());
   in.push_back(std::move(noise));
+  // The edges random bytes rarely hit: integers at every power of two and one off it (where int -> float
+  // rounds, ties included), and floats at the edges of the half formats (rounding ties, overflow to
+  // infinity, subnormal halves, zeros, infinities, NaNs).
+  const auto values = [&](auto zero, const auto& list) {
+    std::vector<std::byte> v(list.size() * sizeof zero);
+    std::memcpy(v.data(), list.data(), v.size());
+    in.push_back(std::move(v));
+  };
+  if (type == ggml_type::i64 || type == ggml_type::i32) {
+    std::vector<std::int64_t> list;
+    for (int k = 0; k < 63; ++k) {
+      const std::int64_t p = std::int64_t{1} << k;
+      for (std::int64_t d : {std::int64_t{-1}, std::int64_t{0}, std::int64_t{1}, p / 2, p / 2 + 1}) {
+        list.push_back(p + d);
+        list.push_back(-(p + d));
+      }
+    }
+    list.push_back(INT64_MIN);
+    list.push_back(INT64_MAX);
+    if (type == ggml_type::i64) {
+      values(std::int64_t{}, list);
+    } else {
+      std::vector<std::int32_t> narrow;
+      for (std::int64_t x : list) narrow.push_back(static_cast<std::int32_t>(x));
+      values(std::int32_t{}, narrow);
+    }
+  }
+  if (type == ggml_type::f32) {
+    std::vector<float> list = {65504.0f,    65519.996f,   65520.0f,      0x1.0p-24f, 0x1.0p-25f,  0x1.8p-25f,
+                               0x1.0p-14f,  0x1.ffcp-15f, 0x1.002p0f,    0x1.006p0f, 0x1.0101p0f, 0x1.0180p0f,
+                               0x1.0080p0f, 1e-40f,       0.0f,          -0.0f,      INFINITY,    -INFINITY,
+                               NAN,         -NAN,         3.4028235e38f, 1.0f};
+    const std::size_t n = list.size();
+    for (std::size_t i = 0; i < n; ++i) list.push_back(-list[i]);
+    values(0.0f, list);
+  }
   return in;
 }
 
+// The reference rounding of the half outputs, written independently of gguf's to_f16/to_bf16: ggml's
+// portable ggml_compute_fp32_to_fp16 (float arithmetic) and ggml_compute_fp32_to_bf16.
+std::uint16_t ggml_fp16(float f) {
+  const float scale_to_inf = 0x1.0p+112f, scale_to_zero = 0x1.0p-110f;
+  float base = (std::fabs(f) * scale_to_inf) * scale_to_zero;
+  const std::uint32_t w = std::bit_cast<std::uint32_t>(f), shl1_w = w + w, sign = w & 0x80000000u;
+  std::uint32_t bias = shl1_w & 0xFF000000u;
+  if (bias < 0x71000000u) bias = 0x71000000u;
+  base = std::bit_cast<float>((bias >> 1) + 0x07800000u) + base;
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(base);
+  const std::uint32_t nonsign = ((bits >> 13) & 0x00007C00u) + (bits & 0x00000FFFu);
+  return static_cast<std::uint16_t>((sign >> 16) | (shl1_w > 0xFF000000u ? 0x7E00u : nonsign));
+}
+std::uint16_t ggml_bf16(float f) {
+  const std::uint32_t w = std::bit_cast<std::uint32_t>(f);
+  if ((w & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<std::uint16_t>((w >> 16) | 64u);
+  return static_cast<std::uint16_t>((w + (0x7FFFu + ((w >> 16) & 1u))) >> 16);
+}
+
+std::uint32_t bits_of(float x) { return std::bit_cast<std::uint32_t>(x); }
+std::uint32_t bits_of(gguf::f16 x) { return x.bits; }
+std::uint32_t bits_of(gguf::bf16 x) { return x.bits; }
+bool is_nan(float x) { return std::isnan(x); }
+bool is_nan(gguf::f16 x) { return (x.bits & 0x7FFFu) > 0x7C00u; }
+bool is_nan(gguf::bf16 x) { return (x.bits & 0x7FFFu) > 0x7F80u; }
+
+// The reference output of `Out`: the scalar kernel's floats, rounded by the reference conversion.
+template <class Out>
+std::vector<Out> reference_output(ggml_type type, const std::byte* src, std::size_t blocks) {
+  std::vector<float> f(blocks * gguf::traits(type).block_size);
+  gguf::kernels::scalar_kernel(type)(src, f.data(), blocks);
+  std::vector<Out> out(f.size());
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    if constexpr (std::is_same_v<Out, float>) {
+      out[i] = f[i];
+    } else if constexpr (std::is_same_v<Out, gguf::f16>) {
+      out[i] = gguf::f16{ggml_fp16(f[i])};
+    } else {
+      out[i] = gguf::bf16{ggml_bf16(f[i])};
+    }
+  }
+  return out;
+}
+
+template <class Out>
+bool same_output(const Out* a, const Out* b, std::size_t n, std::size_t& first_bad) {
+  for (std::size_t i = 0; i < n; ++i) {
+    if (is_nan(a[i]) && is_nan(b[i])) continue;
+    if (bits_of(a[i]) != bits_of(b[i])) {
+      first_bad = i;
+      return false;
+    }
+  }
+  return true;
+}
+
+// Every kernel of `type` writing `Out`, on every instruction set (the scalar one included), against the
+// reference: every fixture tensor and random blocks, block counts 1 to 40 and all, from and to
+// addresses off their alignment.
+template <class Out>
 void check(ggml_type type) {
   const gguf::type_traits& tt = gguf::traits(type);
-  const gguf::dequant_fn reference = gguf::kernels::scalar_kernel(type);
   INFO("isas: " << isas().size());
   for (isa i : isas()) {
     CAPTURE(gguf::dispatch::to_string(i));
-    const gguf::dequant_fn k = gguf::dispatch::kernel(type, i);
+    const gguf::dequant_fn_to<Out> k = gguf::dispatch::kernel_to<Out>(type, i);
     REQUIRE_MESSAGE(static_cast<bool>(k), "no kernel");
     for (const std::vector<std::byte>& data : inputs(type)) {
       const std::size_t blocks = data.size() / tt.type_size;
@@ -77,19 +175,20 @@ void check(ggml_type type) {
                             std::size_t{17}, std::size_t{33}, std::size_t{40}, blocks}) {
         n = std::min(n, blocks);
         const std::size_t weights = n * tt.block_size;
-        std::vector<float> want(weights);
-        reference(data.data(), want.data(), n);
+        const std::vector<Out> want = reference_output<Out>(type, data.data(), n);
         for (std::size_t shift : {0, 1, 3}) {
           std::vector<std::byte> src(n * tt.type_size + shift);
           std::memcpy(src.data() + shift, data.data(), n * tt.type_size);
-          std::vector<float> out(weights + 2, -7.0f);
-          float* dst = reinterpret_cast<float*>(reinterpret_cast<char*>(out.data()) + (shift ? 4 : 0));
+          std::vector<Out> out(weights + 2);
+          const Out guard = gguf::kernels::narrow<Out>(-7.0f);
+          std::fill(out.begin(), out.end(), guard);
+          Out* dst = out.data() + (shift ? 1 : 0);
           k(src.data() + shift, dst, n);
           std::size_t bad = 0;
-          CHECK_MESSAGE(same_bits(dst, want.data(), weights, bad), "n=" << n << " shift=" << shift
-                                                                        << " first difference at " << bad << ": "
-                                                                        << dst[bad] << " vs " << want[bad]);
-          CHECK(out.back() == -7.0f);  // nothing written past the end
+          CHECK_MESSAGE(same_output(dst, want.data(), weights, bad),
+                        "n=" << n << " shift=" << shift << " first difference at " << bad << ": 0x" << std::hex
+                             << bits_of(dst[bad]) << " vs 0x" << bits_of(want[bad]));
+          CHECK(bits_of(out.back()) == bits_of(guard));  // nothing written past the end
         }
       }
     }
@@ -112,7 +211,67 @@ TEST_CASE("the instruction sets of this machine") {
 TEST_CASE("every kernel of every supported instruction set equals the scalar kernel") {
   for (const gguf::type_traits& t : gguf::ggml_types) {
     CAPTURE(t.name);
-    check(t.type);
+    check<float>(t.type);
+  }
+}
+
+TEST_CASE("f16 and bf16 outputs are the scalar floats rounded to nearest even, on every instruction set") {
+  for (const gguf::type_traits& t : gguf::ggml_types) {
+    CAPTURE(t.name);
+    check<gguf::f16>(t.type);
+    check<gguf::bf16>(t.type);
+  }
+}
+
+TEST_CASE("to_f16 and to_bf16 round as ggml does: every 257th float, and the edges") {
+  // Every sign, exponent and a spread of mantissas: the subnormal halves, the overflow to infinity at
+  // 65520, ties at every exponent (steps of 257 hit low mantissa bits of every pattern), NaNs.
+  std::size_t bad = 0;
+  const auto check_one = [&](std::uint32_t w) {
+    const float x = std::bit_cast<float>(w);
+    const gguf::f16 h = gguf::to_f16(x);
+    const gguf::bf16 b = gguf::to_bf16(x);
+    const bool nan = std::isnan(x);
+    if ((nan ? !is_nan(h) : h.bits != ggml_fp16(x)) || (nan ? !is_nan(b) : b.bits != ggml_bf16(x))) {
+      if (bad++ == 0) CHECK_MESSAGE(false, "float 0x" << std::hex << w << ": f16 0x" << h.bits << " bf16 0x" << b.bits);
+    }
+    // The conversion back is exact, and a rounded value rounds to itself.
+    if (!nan && gguf::to_f16(gguf::to_float(h)) != h && bad++ == 0)
+      CHECK_MESSAGE(false, "f16 0x" << std::hex << h.bits);
+    if (!nan && gguf::to_bf16(gguf::to_float(b)) != b && bad++ == 0)
+      CHECK_MESSAGE(false, "bf16 0x" << std::hex << b.bits);
+  };
+  for (std::uint64_t w = 0; w <= 0xFFFFFFFFu; w += 257) check_one(static_cast<std::uint32_t>(w));
+  for (std::uint32_t w : {0x477FEFFFu, 0x477FF000u, 0x477FF001u, 0x33000000u, 0x33000001u, 0x337FFFFFu, 0x38800000u,
+                          0x387FFFFFu, 0x7F800000u, 0xFF800000u, 0x7F800001u, 0x7FC00000u, 0xFFFFFFFFu, 0x80000000u,
+                          0x3F808000u, 0x3F818000u, 0x7F7FFFFFu}) {
+    check_one(w);
+  }
+  CHECK(bad == 0);
+}
+
+TEST_CASE("dequantize, dequantize_rows and dequantize_parallel write f16 and bf16") {
+  auto g = gguf::open((fs::path(GGUF_TEST_DATA_DIR) / "quants/raw-s1.gguf").string().c_str());
+  REQUIRE(g);
+  for (const gguf::tensor_info& t : g->tensors()) {
+    CAPTURE(t.name);
+    std::vector<float> f(t.n_elements);
+    REQUIRE(gguf::dequantize(t, f));
+    std::vector<gguf::f16> h(t.n_elements), hr(t.n_elements), hp(t.n_elements);
+    std::vector<gguf::bf16> b(t.n_elements);
+    REQUIRE(gguf::dequantize(t, h));
+    REQUIRE(gguf::dequantize(t, b));
+    REQUIRE(gguf::dequantize_rows(t, 0, t.n_rows(), hr));
+    REQUIRE(gguf::dequantize_parallel(t, hp, 2));
+    std::size_t bad = 0;
+    for (std::size_t k = 0; k < f.size(); ++k) {
+      const bool nan = std::isnan(f[k]);
+      if (nan ? !is_nan(h[k]) || !is_nan(b[k]) : h[k] != gguf::to_f16(f[k]) || b[k] != gguf::to_bf16(f[k])) ++bad;
+      if (hr[k] != h[k] || hp[k] != h[k]) ++bad;
+    }
+    CHECK(bad == 0);
+    std::vector<gguf::f16> wrong(t.n_elements + 1);
+    CHECK(gguf::dequantize(t, wrong).error() == gguf::errc::size_mismatch);
   }
 }
 

@@ -4,8 +4,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 
 #include "gguf/format/ggml_types.hpp"
+#include "gguf/format/half.hpp"
 
 GGUF_BEGIN_NAMESPACE
 
@@ -16,6 +18,13 @@ GGUF_BEGIN_NAMESPACE
  * `gguf::kernels::scalar_kernel` / `best_kernel` in header-only code.
  */
 using dequant_fn = void (*)(const std::byte* src, float* dst, std::size_t n_blocks) noexcept;
+
+/**
+ * A dequantization kernel writing `Out`: float (`dequant_fn`), or `f16` / `bf16`, each weight the float
+ * result rounded to nearest even (`to_f16`, `to_bf16`), rounded in registers as it is made.
+ */
+template <dequant_output Out>
+using dequant_fn_to = void (*)(const std::byte* src, Out* dst, std::size_t n_blocks) noexcept;
 
 /**
  * Runtime CPU dispatch: the kernels of every instruction set gguf was built for, chosen at run time from
@@ -96,6 +105,51 @@ dequant_fn kernel(ggml_type type, isa i) noexcept;
  * @return the kernel, never null
  */
 dequant_fn kernel(ggml_type type) noexcept;
+
+/**
+ * `kernel(type, i)` for the output `Out` (float, f16 or bf16).
+ * @return the kernel, or nullptr when `i` is not `supported`
+ */
+template <dequant_output Out>
+dequant_fn_to<Out> kernel_to(ggml_type type, isa i) noexcept;
+
+/**
+ * `kernel(type)` for the output `Out` (float, f16 or bf16): what `gguf::dequantize` calls for it.
+ * @return the kernel, never null
+ */
+template <dequant_output Out>
+dequant_fn_to<Out> kernel_to(ggml_type type) noexcept;
+
+/// @cond INTERNAL
+extern template dequant_fn_to<float> kernel_to<float>(ggml_type, isa) noexcept;
+extern template dequant_fn_to<f16> kernel_to<f16>(ggml_type, isa) noexcept;
+extern template dequant_fn_to<bf16> kernel_to<bf16>(ggml_type, isa) noexcept;
+extern template dequant_fn_to<float> kernel_to<float>(ggml_type) noexcept;
+extern template dequant_fn_to<f16> kernel_to<f16>(ggml_type) noexcept;
+extern template dequant_fn_to<bf16> kernel_to<bf16>(ggml_type) noexcept;
+
+namespace detail {
+/// The kernels of one instruction set, per type id and output: one table the dispatch library holds per set.
+struct kernel_table {
+  dequant_fn_to<float> f32_out[ggml_type_count] = {};  ///< float outputs
+  dequant_fn_to<f16> f16_out[ggml_type_count] = {};    ///< f16 outputs
+  dequant_fn_to<bf16> bf16_out[ggml_type_count] = {};  ///< bf16 outputs
+
+  /// The kernel of `t` for `Out`.
+  template <dequant_output Out>
+  constexpr dequant_fn_to<Out> get(ggml_type t) const noexcept {
+    const auto i = static_cast<std::uint32_t>(t);
+    if constexpr (std::is_same_v<Out, float>) {
+      return f32_out[i];
+    } else if constexpr (std::is_same_v<Out, f16>) {
+      return f16_out[i];
+    } else {
+      return bf16_out[i];
+    }
+  }
+};
+}  // namespace detail
+/// @endcond
 
 }  // namespace dispatch
 GGUF_END_NAMESPACE

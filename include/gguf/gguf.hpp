@@ -10,6 +10,7 @@
 #include "gguf/result.hpp"
 #include "gguf/format/byte_reader.hpp"
 #include "gguf/format/ggml_types.hpp"
+#include "gguf/format/half.hpp"
 #include "gguf/format/value.hpp"
 #include "gguf/format/metadata.hpp"
 #include "gguf/format/tensor_info.hpp"

@@ -23,22 +23,16 @@ GGUF_BEGIN_NAMESPACE
 namespace dispatch {
 namespace detail {
 #if defined(GGUF_DISPATCH_AVX2)
-const dequant_fn* table_avx2() noexcept;
+const kernel_table* table_avx2() noexcept;
 #endif
 #if defined(GGUF_DISPATCH_AVX512BW)
-const dequant_fn* table_avx512bw() noexcept;
+const kernel_table* table_avx512bw() noexcept;
 #endif
 
 template <bool Scalar>
-const dequant_fn* baseline_table() noexcept {
-  static constexpr std::array<dequant_fn, ggml_type_count> table = [] {
-    std::array<dequant_fn, ggml_type_count> t{};
-    for (const type_traits& tt : ggml_types) {
-      t[static_cast<std::uint32_t>(tt.type)] = Scalar ? kernels::scalar_kernel(tt.type) : kernels::best_kernel(tt.type);
-    }
-    return t;
-  }();
-  return table.data();
+const kernel_table* baseline_table() noexcept {
+  static constexpr kernel_table table = Scalar ? kernels::scalar_kernel_table() : kernels::best_kernel_table();
+  return &table;
 }
 
 #if defined(GGUF_DISPATCH_X86)
@@ -85,7 +79,7 @@ inline cpu_features detect() noexcept {
 }
 #endif
 
-const dequant_fn* table(isa i) noexcept {
+const kernel_table* table(isa i) noexcept {
 #if defined(GGUF_DISPATCH_X86)
   static const cpu_features cpu = detect();
 #endif
@@ -139,12 +133,27 @@ bool set_active(isa i) noexcept {
   return true;
 }
 
-dequant_fn kernel(ggml_type type, isa i) noexcept {
-  const dequant_fn* t = detail::table(i);
-  return t ? t[static_cast<std::uint32_t>(type)] : nullptr;
+template <dequant_output Out>
+dequant_fn_to<Out> kernel_to(ggml_type type, isa i) noexcept {
+  const detail::kernel_table* t = detail::table(i);
+  return t ? t->get<Out>(type) : nullptr;
 }
 
-dequant_fn kernel(ggml_type type) noexcept { return detail::table(active())[static_cast<std::uint32_t>(type)]; }
+template <dequant_output Out>
+dequant_fn_to<Out> kernel_to(ggml_type type) noexcept {
+  return detail::table(active())->get<Out>(type);
+}
+
+template dequant_fn_to<float> kernel_to<float>(ggml_type, isa) noexcept;
+template dequant_fn_to<f16> kernel_to<f16>(ggml_type, isa) noexcept;
+template dequant_fn_to<bf16> kernel_to<bf16>(ggml_type, isa) noexcept;
+template dequant_fn_to<float> kernel_to<float>(ggml_type) noexcept;
+template dequant_fn_to<f16> kernel_to<f16>(ggml_type) noexcept;
+template dequant_fn_to<bf16> kernel_to<bf16>(ggml_type) noexcept;
+
+dequant_fn kernel(ggml_type type, isa i) noexcept { return kernel_to<float>(type, i); }
+
+dequant_fn kernel(ggml_type type) noexcept { return kernel_to<float>(type); }
 
 }  // namespace dispatch
 GGUF_END_NAMESPACE

@@ -6,8 +6,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "gguf/detail/endian.hpp"
+#include "gguf/format/half.hpp"
 #include "gguf/kernels/isa.hpp"
 
 GGUF_KERNELS_BEGIN_NAMESPACE
@@ -15,6 +17,18 @@ namespace kernels {
 
 /// Block fields are little-endian (docs/FORMAT.md, "Byte order"): read with the library's one loader.
 using ::gguf::detail::load_le;
+
+/** `x` as an `Out`: itself, or rounded to nearest even (`to_f16`, `to_bf16`). */
+template <dequant_output Out>
+constexpr Out narrow(float x) noexcept {
+  if constexpr (std::is_same_v<Out, float>) {
+    return x;
+  } else if constexpr (std::is_same_v<Out, f16>) {
+    return to_f16(x);
+  } else {
+    return to_bf16(x);
+  }
+}
 
 /**
  * IEEE binary16 -> binary32, exactly (every half, subnormals, infinities and NaN payloads included):

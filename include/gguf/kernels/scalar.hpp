@@ -2,9 +2,12 @@
 #define GGUF_KERNELS_SCALAR_HPP
 
 #include <cstddef>
+#include <type_traits>
+#include <utility>
 
 #include "gguf/dispatch.hpp"
 #include "gguf/format/ggml_types.hpp"
+#include "gguf/format/half.hpp"
 #include "gguf/kernels/isa.hpp"
 #include "gguf/kernels/scalar/fp4.hpp"
 #include "gguf/kernels/scalar/iq_quants.hpp"
@@ -31,6 +34,7 @@ GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels {
 
 using ::gguf::dequant_fn;
+using ::gguf::dequant_fn_to;
 
 /**
  * The scalar kernel of each type: the specification every faster kernel is held to, bit for bit
@@ -78,6 +82,64 @@ constexpr dequant_fn scalar_kernel(ggml_type t) noexcept {
     case ggml_type::q2_0: return dequant_q2_0;
   }
   return nullptr;
+}
+
+namespace scalar {
+
+/**
+ * The specification of the half outputs: type T's scalar kernel, its floats rounded one by one (`narrow`),
+ * through a buffer of 256 floats on the stack.
+ */
+template <dequant_output Out, ggml_type T>
+void rounded(const std::byte* src, Out* dst, std::size_t nb) noexcept {
+  constexpr std::size_t block = traits(T).block_size, bytes = traits(T).type_size, per = 256 / block;
+  constexpr dequant_fn k = scalar_kernel(T);
+  float buf[256];
+  for (std::size_t i = 0; i < nb; i += per) {
+    const std::size_t n = nb - i < per ? nb - i : per;
+    k(src + i * bytes, buf, n);
+    for (std::size_t j = 0; j < n * block; ++j) dst[i * block + j] = narrow<Out>(buf[j]);
+  }
+}
+
+}  // namespace scalar
+
+/// @cond INTERNAL
+namespace detail {
+template <dequant_output Out, std::size_t... I>
+constexpr dequant_fn_to<Out> rounded_kernel(ggml_type t, std::index_sequence<I...> /*types*/) noexcept {
+  dequant_fn_to<Out> k = nullptr;
+  ((k = ggml_types[I].type == t ? scalar::rounded<Out, ggml_types[I].type> : k), ...);
+  return k;
+}
+}  // namespace detail
+/// @endcond
+
+/**
+ * The scalar kernel of each type writing `Out`: `scalar_kernel` for float; for f16 and bf16 its floats
+ * rounded to nearest even, the specification of every faster half kernel.
+ * @param t a ggml type
+ * @return the kernel; nullptr only for a value outside the enumeration
+ */
+template <dequant_output Out>
+constexpr dequant_fn_to<Out> scalar_kernel_to(ggml_type t) noexcept {
+  if constexpr (std::is_same_v<Out, float>) {
+    return scalar_kernel(t);
+  } else {
+    return detail::rounded_kernel<Out>(t, std::make_index_sequence<std::size(ggml_types)>());
+  }
+}
+
+/** Every scalar kernel, for the dispatch library. */
+constexpr dispatch::detail::kernel_table scalar_kernel_table() noexcept {
+  dispatch::detail::kernel_table table;
+  for (const type_traits& tt : ggml_types) {
+    const auto i = static_cast<std::uint32_t>(tt.type);
+    table.f32_out[i] = scalar_kernel_to<float>(tt.type);
+    table.f16_out[i] = scalar_kernel_to<f16>(tt.type);
+    table.bf16_out[i] = scalar_kernel_to<bf16>(tt.type);
+  }
+  return table;
 }
 
 }  // namespace kernels

@@ -15,6 +15,7 @@
  */
 
 #if !defined(GGUF_NO_SIMD)
+#include "gguf/kernels/simd/iq_grids.hpp"
 #include "gguf/kernels/simd/k_quants.hpp"
 #include "gguf/kernels/simd/legacy.hpp"
 #include "gguf/kernels/simd/low_bit.hpp"
@@ -35,39 +36,69 @@ namespace kernels {
 
 #if !defined(GGUF_NO_SIMD)
 /**
- * The kernel of each type for the xsimd architecture `A`: its SIMD kernel where there is one, else the
- * scalar kernel. Every SIMD kernel gives exactly the scalar kernel's bits.
+ * The kernel of each type for the xsimd architecture `A`, writing `Out` (float, f16 or bf16): its SIMD
+ * kernel where there is one, else the scalar kernel. Every SIMD kernel gives exactly the scalar kernel's
+ * bits (for f16 and bf16: the scalar floats rounded to nearest even).
  * @param t a valid ggml type
  * @return the kernel, never null for a type of `ggml_types`
  */
-template <class A>
-constexpr dequant_fn simd_kernel(ggml_type t) noexcept {
+template <class A, dequant_output Out = float>
+constexpr dequant_fn_to<Out> simd_kernel(ggml_type t) noexcept {
   switch (t) {
-    case ggml_type::q4_0: return simd::dequant_q4_0<A>;
-    case ggml_type::q4_1: return simd::dequant_q4_1<A>;
-    case ggml_type::q5_0: return simd::dequant_q5_0<A>;
-    case ggml_type::q5_1: return simd::dequant_q5_1<A>;
-    case ggml_type::q8_0: return simd::dequant_q8_0<A>;
-    case ggml_type::q8_1: return simd::dequant_q8_1<A>;
-    case ggml_type::q2_K: return simd::dequant_q2_K<A>;
-    case ggml_type::q3_K: return simd::dequant_q3_K<A>;
-    case ggml_type::q4_K: return simd::dequant_q4_K<A>;
-    case ggml_type::q5_K: return simd::dequant_q5_K<A>;
-    case ggml_type::q6_K: return simd::dequant_q6_K<A>;
-    case ggml_type::q8_K: return simd::dequant_q8_K<A>;
-    case ggml_type::f16: return simd::dequant_f16<A>;
-    case ggml_type::bf16: return simd::dequant_bf16<A>;
-    case ggml_type::f64: return simd::dequant_f64<A>;
-    case ggml_type::iq4_nl: return simd::dequant_iq4_nl<A>;
-    case ggml_type::iq4_xs: return simd::dequant_iq4_xs<A>;
-    case ggml_type::mxfp4: return simd::dequant_mxfp4<A>;
-    case ggml_type::tq2_0: return simd::dequant_tq2_0<A>;
-    case ggml_type::q1_0: return simd::dequant_q1_0<A>;
-    case ggml_type::q2_0: return simd::dequant_q2_0<A>;
-    default: return scalar_kernel(t);
+    case ggml_type::q4_0: return simd::dequant_q4_0<A, Out>;
+    case ggml_type::q4_1: return simd::dequant_q4_1<A, Out>;
+    case ggml_type::q5_0: return simd::dequant_q5_0<A, Out>;
+    case ggml_type::q5_1: return simd::dequant_q5_1<A, Out>;
+    case ggml_type::q8_0: return simd::dequant_q8_0<A, Out>;
+    case ggml_type::q8_1: return simd::dequant_q8_1<A, Out>;
+    case ggml_type::q2_K: return simd::dequant_q2_K<A, Out>;
+    case ggml_type::q3_K: return simd::dequant_q3_K<A, Out>;
+    case ggml_type::q4_K: return simd::dequant_q4_K<A, Out>;
+    case ggml_type::q5_K: return simd::dequant_q5_K<A, Out>;
+    case ggml_type::q6_K: return simd::dequant_q6_K<A, Out>;
+    case ggml_type::q8_K: return simd::dequant_q8_K<A, Out>;
+    case ggml_type::f16: return simd::dequant_f16<A, Out>;
+    case ggml_type::bf16: return simd::dequant_bf16<A, Out>;
+    case ggml_type::f64: return simd::dequant_f64<A, Out>;
+    case ggml_type::f32: return simd::dequant_f32<A, Out>;
+    case ggml_type::i8: return simd::dequant_i8<A, Out>;
+    case ggml_type::i16: return simd::dequant_i16<A, Out>;
+    case ggml_type::i32: return simd::dequant_i32<A, Out>;
+    case ggml_type::i64: return simd::dequant_i64<A, Out>;
+    case ggml_type::iq2_xxs: return simd::dequant_iq2_xxs<A, Out>;
+    case ggml_type::iq2_xs: return simd::dequant_iq2_xs<A, Out>;
+    case ggml_type::iq2_s: return simd::dequant_iq2_s<A, Out>;
+    case ggml_type::iq3_xxs: return simd::dequant_iq3_xxs<A, Out>;
+    case ggml_type::iq3_s: return simd::dequant_iq3_s<A, Out>;
+    case ggml_type::iq1_s: return simd::dequant_iq1_s<A, Out>;
+    case ggml_type::iq1_m: return simd::dequant_iq1_m<A, Out>;
+    case ggml_type::iq4_nl: return simd::dequant_iq4_nl<A, Out>;
+    case ggml_type::iq4_xs: return simd::dequant_iq4_xs<A, Out>;
+    case ggml_type::mxfp4: return simd::dequant_mxfp4<A, Out>;
+    case ggml_type::nvfp4: return simd::dequant_nvfp4<A, Out>;
+    case ggml_type::tq2_0: return simd::dequant_tq2_0<A, Out>;
+    case ggml_type::tq1_0: return simd::dequant_tq1_0<A, Out>;
+    case ggml_type::q1_0: return simd::dequant_q1_0<A, Out>;
+    case ggml_type::q2_0: return simd::dequant_q2_0<A, Out>;
+    default: return scalar_kernel_to<Out>(t);
   }
 }
 #endif
+
+/**
+ * The best kernel of `t` writing `Out` the compiler flags of this translation unit allow
+ * (`xsimd::default_arch`), or its scalar kernel under GGUF_NO_SIMD.
+ * @param t a valid ggml type
+ * @return the kernel, never null for a type of `ggml_types`
+ */
+template <dequant_output Out>
+constexpr dequant_fn_to<Out> best_kernel_to(ggml_type t) noexcept {
+#if defined(GGUF_NO_SIMD)
+  return scalar_kernel_to<Out>(t);
+#else
+  return simd_kernel<xsimd::default_arch, Out>(t);
+#endif
+}
 
 /**
  * The best kernel of `t` the compiler flags of this translation unit allow (`xsimd::default_arch`), or
@@ -75,12 +106,18 @@ constexpr dequant_fn simd_kernel(ggml_type t) noexcept {
  * @param t a valid ggml type
  * @return the kernel, never null for a type of `ggml_types`
  */
-constexpr dequant_fn best_kernel(ggml_type t) noexcept {
-#if defined(GGUF_NO_SIMD)
-  return scalar_kernel(t);
-#else
-  return simd_kernel<xsimd::default_arch>(t);
-#endif
+constexpr dequant_fn best_kernel(ggml_type t) noexcept { return best_kernel_to<float>(t); }
+
+/** Every best kernel, for the dispatch library (one table per instruction set). */
+constexpr dispatch::detail::kernel_table best_kernel_table() noexcept {
+  dispatch::detail::kernel_table table;
+  for (const type_traits& tt : ggml_types) {
+    const auto i = static_cast<std::uint32_t>(tt.type);
+    table.f32_out[i] = best_kernel_to<float>(tt.type);
+    table.f16_out[i] = best_kernel_to<f16>(tt.type);
+    table.bf16_out[i] = best_kernel_to<bf16>(tt.type);
+  }
+  return table;
 }
 
 }  // namespace kernels

@@ -61,8 +61,8 @@ inline constexpr std::size_t chunk = 8;
  * store still in the store buffer is not forwarded and waits for the store to commit, stalling every
  * block (measured: ~20% on q2_K); a chunk later the tables are plain L1 hits.
  */
-template <class B, std::size_t T, class Scales, class Weights>
-inline void chunked(const std::byte* src, float* dst, std::size_t nb, Scales&& scales, Weights&& weights) noexcept {
+template <class B, std::size_t T, class Out, class Scales, class Weights>
+inline void chunked(const std::byte* src, Out* dst, std::size_t nb, Scales&& scales, Weights&& weights) noexcept {
   alignas(64) float tab[chunk][T];
   while (nb != 0) {
     const std::size_t n = nb < chunk ? nb : chunk;
@@ -86,8 +86,8 @@ inline void chunked(const std::byte* src, float* dst, std::size_t nb, Scales&& s
  * Either put widens and stores at once (widen_in_registers), or it parks the bytes in a chunk buffer
  * that a second loop widens with loads.
  */
-template <class A, class B, std::size_t T, bool Signed, class Scales, class Groups, class Weights>
-inline void run_groups(const std::byte* src, float* dst, std::size_t nb, Scales&& scales, Groups&& groups,
+template <class A, class B, std::size_t T, bool Signed, class Out, class Scales, class Groups, class Weights>
+inline void run_groups(const std::byte* src, Out* dst, std::size_t nb, Scales&& scales, Groups&& groups,
                        Weights&& weights) noexcept {
   using S = swar_arch<A>;
   constexpr std::size_t L = lanes<A>, P = 4 * lanes<S>;
@@ -100,12 +100,12 @@ inline void run_groups(const std::byte* src, float* dst, std::size_t nb, Scales&
       in_memory(tab);
       for (std::size_t i = 0; i < n; ++i) {
         const float* t = tab[i];
-        float* out = dst + 256 * i;
+        Out* out = dst + 256 * i;
         groups(src + i * sizeof(B), [&](auto g, std::size_t o, const ibatch<S>& v) {
           ibatch<A> q[P / L];
           widen_bytes<A, Signed, S>(v, q);
           for (std::size_t k = 0; k < P / L; ++k) {
-            weights(q[k], t, g, o + k * L).store_unaligned(out + 32 * g + o + k * L);
+            put<A>(out + 32 * g + o + k * L, weights(q[k], t, g, o + k * L));
           }
         });
       }
@@ -126,14 +126,14 @@ inline void run_groups(const std::byte* src, float* dst, std::size_t nb, Scales&
       in_memory(buf);
       for (std::size_t i = 0; i < n; ++i) {
         const float* t = tab[i];
-        float* out = dst + 256 * i;
+        Out* out = dst + 256 * i;
         const std::byte* q = reinterpret_cast<const std::byte*>(buf[i]);
         unroll<8>([&](auto g) {
           for (std::size_t l = 0; l < 32; l += 16) {
             ibatch<A> v[16 / L];
             widen16<A, Signed>(q + 32 * g + l, v);
             for (std::size_t k = 0; k < 16 / L; ++k) {
-              weights(v[k], t, g, l + k * L).store_unaligned(out + 32 * g + l + k * L);
+              put<A>(out + 32 * g + l + k * L, weights(v[k], t, g, l + k * L));
             }
           }
         });
@@ -192,8 +192,8 @@ inline void k4_scales(const std::byte* b, float* t) noexcept {
 // ---- Kernels -------------------------------------------------------------------------------------
 
 /// q2_K: 16 sub-blocks of 16 two-bit weights; x = (d * (sc & 15)) * q - dmin * (sc >> 4).
-template <class A>
-void dequant_q2_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
+template <class A, class Out = float>
+void dequant_q2_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   using B = blocks::q2_K;
   constexpr std::size_t L = lanes<A>;
   detail::chunked<B, 32>(
@@ -208,7 +208,7 @@ void dequant_q2_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
         }
       },
       // Sub-block c = 8n + 2s + half: bit pair s of qs[32n + 16 half + l], l < 16 (weights 16c + l).
-      [](const std::byte* b, const float* t, float* out) {
+      [](const std::byte* b, const float* t, auto* out) {
         const std::byte* qs = b + offsetof(B, qs);
         if constexpr (lut_bits<A> >= 3) {
           // Tables of (q, sub-block) for G consecutive sub-blocks: entry i is q = (i >> log2 G) & 3 of
@@ -246,7 +246,7 @@ void dequant_q2_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
                   else
                     idx = (idx & ibatch<A>(~(G - 1))) | ibatch<A>(c % G);
                 }
-                permute<A>(G > 1 ? tab[c / G] : table(c), idx).store_unaligned(out + 16 * c + l);
+                put<A>(out + 16 * c + l, permute<A>(G > 1 ? tab[c / G] : table(c), idx));
               });
             }
           });
@@ -260,7 +260,7 @@ void dequant_q2_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
               unroll<4>([&](auto s) {
                 constexpr int c = 8 * n + 2 * s + half;
                 const ibatch<A> q = s == 0 ? (w & ibatch<A>(3)) : s == 3 ? (w >> 6) : ((w >> (2 * s)) & ibatch<A>(3));
-                xsimd::fma(to_float<A>(q), fbatch<A>(t[c]), fbatch<A>(t[16 + c])).store_unaligned(out + 16 * c + l);
+                put<A>(out + 16 * c + l, xsimd::fma(to_float<A>(q), fbatch<A>(t[c]), fbatch<A>(t[16 + c])));
               });
             }
           });
@@ -270,8 +270,8 @@ void dequant_q2_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
 
 /// q3_K: 16 sub-blocks of 16 three-bit weights (2 low bits in qs, the high bit in hmask, set = +0,
 /// clear = -4); x = (d * (scale - 32)) * q with q in -4..3.
-template <class A>
-void dequant_q3_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
+template <class A, class Out = float>
+void dequant_q3_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   using B = blocks::q3_K;
   using S = swar_arch<A>;
   constexpr bool lut = lut_bits<A> >= 3;  // else the bytes are made signed, q - 4, as in q6_K
@@ -311,14 +311,14 @@ void dequant_q3_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
 }
 
 /// q4_K: 8 sub-blocks of 32 four-bit weights with 6-bit scales and mins; x = (d * sc) * q - dmin * m.
-template <class A>
-void dequant_q4_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
+template <class A, class Out = float>
+void dequant_q4_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   using B = blocks::q4_K;
   constexpr std::size_t L = lanes<A>;
   detail::chunked<B, 16>(
       src, dst, nb, [](const std::byte* b, float* t) { detail::k4_scales<A, B>(b, t); },
       // qs[32j + l] holds weight l of sub-block 2j (low nibble) and of 2j + 1 (high nibble).
-      [](const std::byte* b, const float* t, float* out) {
+      [](const std::byte* b, const float* t, auto* out) {
         unroll<4>([&](auto j) {
           const fbatch<A> dl0(t[2 * j]), nml0(t[8 + 2 * j]), dl1(t[2 * j + 1]), nml1(t[9 + 2 * j]);
           if constexpr (lut_bits<A> >= 4) {  // 16-entry tables: the nibbles are indices
@@ -329,8 +329,8 @@ void dequant_q4_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
             widen16<A>(b + offsetof(B, qs) + 32 * j + 16, ws + 16 / L);
             for (std::size_t l = 0; l < 32; l += L) {
               const ibatch<A>& w = ws[l / L];
-              permute<A>(t0, w).store_unaligned(out + 64 * j + l);
-              permute<A>(t1, w >> 4).store_unaligned(out + 64 * j + 32 + l);
+              put<A>(out + 64 * j + l, permute<A>(t0, w));
+              put<A>(out + 64 * j + 32 + l, permute<A>(t1, w >> 4));
             }
           } else {
             ibatch<A> ws[32 / L];
@@ -338,8 +338,8 @@ void dequant_q4_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
             widen16<A>(b + offsetof(B, qs) + 32 * j + 16, ws + 16 / L);
             for (std::size_t l = 0; l < 32; l += L) {
               const ibatch<A>& w = ws[l / L];
-              xsimd::fma(to_float<A>(w & ibatch<A>(15)), dl0, nml0).store_unaligned(out + 64 * j + l);
-              xsimd::fma(to_float<A>(w >> 4), dl1, nml1).store_unaligned(out + 64 * j + 32 + l);
+              put<A>(out + 64 * j + l, xsimd::fma(to_float<A>(w & ibatch<A>(15)), dl0, nml0));
+              put<A>(out + 64 * j + 32 + l, xsimd::fma(to_float<A>(w >> 4), dl1, nml1));
             }
           }
         });
@@ -347,8 +347,8 @@ void dequant_q4_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
 }
 
 /// q5_K: q4_K with a fifth bit per weight, bit g of qh[l] for weight l of sub-block g.
-template <class A>
-void dequant_q5_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
+template <class A, class Out = float>
+void dequant_q5_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   using B = blocks::q5_K;
   using S = swar_arch<A>;
   detail::run_groups<A, B, 16, false>(
@@ -372,8 +372,8 @@ void dequant_q5_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
 
 /// q6_K: 16 sub-blocks of 16 six-bit weights (4 low bits in ql, 2 high in qh) with int8 scales;
 /// x = (d * sc) * (q - 32).
-template <class A>
-void dequant_q6_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
+template <class A, class Out = float>
+void dequant_q6_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   using B = blocks::q6_K;
   using S = swar_arch<A>;
   detail::run_groups<A, B, 16, true>(
@@ -416,8 +416,8 @@ void dequant_q6_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
 }
 
 /// q8_K: 256 int8 weights times a float32 d (the bsums are not needed to dequantize).
-template <class A>
-void dequant_q8_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
+template <class A, class Out = float>
+void dequant_q8_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   using B = blocks::q8_K;
   constexpr std::size_t L = lanes<A>;
   for (std::size_t i = 0; i < nb; ++i, src += sizeof(B), dst += 256) {
@@ -426,7 +426,7 @@ void dequant_q8_K(const std::byte* src, float* dst, std::size_t nb) noexcept {
     for (std::size_t j = 0; j < 256; j += 16) {
       ibatch<A> q[16 / L];
       widen16<A, true>(qs + j, q);
-      for (std::size_t k = 0; k < 16 / L; ++k) (to_float<A>(q[k]) * d).store_unaligned(dst + j + k * L);
+      for (std::size_t k = 0; k < 16 / L; ++k) put<A>(dst + j + k * L, (to_float<A>(q[k]) * d));
     }
   }
 }

@@ -20,8 +20,8 @@ namespace kernels::simd {
 
 namespace detail {
 
-template <class A, class B>
-inline void dequant_q4_q5(const std::byte* src, float* dst, std::size_t nb) noexcept {
+template <class A, class B, class Out>
+inline void dequant_q4_q5(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   constexpr bool fifth_bit = std::is_same_v<B, blocks::q5_0> || std::is_same_v<B, blocks::q5_1>;
   constexpr bool has_min = std::is_same_v<B, blocks::q4_1> || std::is_same_v<B, blocks::q5_1>;
   constexpr std::int32_t centre = has_min ? 0 : (fifth_bit ? 16 : 8);
@@ -43,56 +43,56 @@ inline void dequant_q4_q5(const std::byte* src, float* dst, std::size_t nb) noex
         q1 = q1 | fifth_bits<A>(qh >> (j + 16));
       }
       if constexpr (has_min) {
-        xsimd::fma(to_float<A>(q0), d, m).store_unaligned(dst + j);
-        xsimd::fma(to_float<A>(q1), d, m).store_unaligned(dst + j + 16);
+        put<A>(dst + j, xsimd::fma(to_float<A>(q0), d, m));
+        put<A>(dst + j + 16, xsimd::fma(to_float<A>(q1), d, m));
       } else {
-        (to_float<A>(q0 - c) * d).store_unaligned(dst + j);
-        (to_float<A>(q1 - c) * d).store_unaligned(dst + j + 16);
+        put<A>(dst + j, (to_float<A>(q0 - c) * d));
+        put<A>(dst + j + 16, (to_float<A>(q1 - c) * d));
       }
     }
   }
 }
 
-template <class A, class B>
-inline void dequant_q8(const std::byte* src, float* dst, std::size_t nb) noexcept {
+template <class A, class B, class Out>
+inline void dequant_q8(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   constexpr std::size_t L = lanes<A>;
   for (std::size_t i = 0; i < nb; ++i, src += sizeof(B), dst += 32) {
     const fbatch<A> d(half_scale(src + offsetof(B, d)));
     const std::byte* qs = src + offsetof(B, qs);
-    for (std::size_t j = 0; j < 32; j += L) (to_float<A>(load_i8<A>(qs + j)) * d).store_unaligned(dst + j);
+    for (std::size_t j = 0; j < 32; j += L) put<A>(dst + j, (to_float<A>(load_i8<A>(qs + j)) * d));
   }
 }
 
 }  // namespace detail
 
 /// q4_0: 32 weights, x = (q - 8) * d.
-template <class A>
-void dequant_q4_0(const std::byte* src, float* dst, std::size_t nb) noexcept {
+template <class A, class Out = float>
+void dequant_q4_0(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   detail::dequant_q4_q5<A, blocks::q4_0>(src, dst, nb);
 }
 /// q4_1: 32 weights, x = q * d + m (one FMA: q * d is exact).
-template <class A>
-void dequant_q4_1(const std::byte* src, float* dst, std::size_t nb) noexcept {
+template <class A, class Out = float>
+void dequant_q4_1(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   detail::dequant_q4_q5<A, blocks::q4_1>(src, dst, nb);
 }
 /// q5_0: 32 weights, x = (q - 16) * d, the fifth bits from qh.
-template <class A>
-void dequant_q5_0(const std::byte* src, float* dst, std::size_t nb) noexcept {
+template <class A, class Out = float>
+void dequant_q5_0(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   detail::dequant_q4_q5<A, blocks::q5_0>(src, dst, nb);
 }
 /// q5_1: 32 weights, x = q * d + m, the fifth bits from qh.
-template <class A>
-void dequant_q5_1(const std::byte* src, float* dst, std::size_t nb) noexcept {
+template <class A, class Out = float>
+void dequant_q5_1(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   detail::dequant_q4_q5<A, blocks::q5_1>(src, dst, nb);
 }
 /// q8_0: 32 int8 weights, x = q * d.
-template <class A>
-void dequant_q8_0(const std::byte* src, float* dst, std::size_t nb) noexcept {
+template <class A, class Out = float>
+void dequant_q8_0(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   detail::dequant_q8<A, blocks::q8_0>(src, dst, nb);
 }
 /// q8_1: as q8_0 (s is not needed).
-template <class A>
-void dequant_q8_1(const std::byte* src, float* dst, std::size_t nb) noexcept {
+template <class A, class Out = float>
+void dequant_q8_1(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   detail::dequant_q8<A, blocks::q8_1>(src, dst, nb);
 }
 

@@ -27,8 +27,8 @@ namespace kernels::simd {
 //    kernel does.
 
 /// q1_0: 128 weights, 32 from each little-endian word of qs.
-template <class A>
-void dequant_q1_0(const std::byte* src, float* dst, std::size_t nb) noexcept {
+template <class A, class Out = float>
+void dequant_q1_0(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   using B = blocks::q1_0;
   constexpr std::size_t L = lanes<A>;
   static_assert(32 % L == 0);
@@ -39,7 +39,7 @@ void dequant_q1_0(const std::byte* src, float* dst, std::size_t nb) noexcept {
     for (std::size_t j = 0; j < 128; j += 32) {
       const std::uint32_t w = load_le<std::uint32_t>(qs + j / 8);
       for (std::size_t s = 0; s < 32; s += L) {
-        as_float<A>(d ^ (sign & ~bit_lanes<A>(w >> s))).store_unaligned(dst + j + s);
+        put<A>(dst + j + s, as_float<A>(d ^ (sign & ~bit_lanes<A>(w >> s))));
       }
     }
   }
@@ -58,8 +58,8 @@ constexpr std::uint32_t every_other_bit(std::uint32_t b) noexcept {
 }  // namespace detail
 
 /// q2_0: 64 weights, 16 from each little-endian word of qs.
-template <class A>
-void dequant_q2_0(const std::byte* src, float* dst, std::size_t nb) noexcept {
+template <class A, class Out = float>
+void dequant_q2_0(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   using B = blocks::q2_0;
   constexpr std::size_t L = lanes<A>;
   static_assert(16 % L == 0);
@@ -80,7 +80,7 @@ void dequant_q2_0(const std::byte* src, float* dst, std::size_t nb) noexcept {
       if constexpr (lut_bits<A> >= 3) {
         const ibatch<A> w(static_cast<std::int32_t>(word));
         for (std::size_t c = 0; c < 16 / L; ++c) {
-          permute<A>(p, shift_right_lanes<A>(w, shift[c])).store_unaligned(dst + j + c * L);
+          put<A>(dst + j + c * L, permute<A>(p, shift_right_lanes<A>(w, shift[c])));
         }
       } else {  // 4 lanes: one byte, its low and high field bits made lane masks
         static_assert(L == 4);
@@ -89,7 +89,7 @@ void dequant_q2_0(const std::byte* src, float* dst, std::size_t nb) noexcept {
           const std::uint32_t b = (word >> (8 * c)) & 0xFF;
           const ibatch<A> q = (bit_lanes<A>(detail::every_other_bit<false>(b)) & one) +
                               (bit_lanes<A>(detail::every_other_bit<true>(b)) & two);
-          (to_float<A>(q - one) * d).store_unaligned(dst + j + 4 * c);
+          put<A>(dst + j + 4 * c, (to_float<A>(q - one) * d));
         }
       }
     }

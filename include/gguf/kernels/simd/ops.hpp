@@ -9,6 +9,7 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include "gguf/format/half.hpp"
 #include "gguf/kernels/float_formats.hpp"
 #include "gguf/kernels/isa.hpp"
 #include "gguf/kernels/simd/arch.hpp"
@@ -52,13 +53,16 @@ inline fbatch<A> lane_map(F f) noexcept {
  * One half -> float, exactly, for the per-block scales: the F16C instruction where the translation unit
  * may use it (the portable conversion branches on subnormals, which costs more than the block's work).
  */
-inline float half_scale(const std::byte* p) noexcept {
+inline float half_scale(std::uint16_t h) noexcept {
 #if defined(__F16C__)
-  return _cvtsh_ss(load_le<std::uint16_t>(p));
+  return _cvtsh_ss(h);
 #else
-  return half_to_float(load_le<std::uint16_t>(p));
+  return half_to_float(h);
 #endif
 }
+
+/** The half at p as a float: half_scale of its bits. */
+inline float half_scale(const std::byte* p) noexcept { return half_scale(load_le<std::uint16_t>(p)); }
 
 // ---- Widening loads -----------------------------------------------------------------------------
 
@@ -191,6 +195,131 @@ inline fbatch<A> load_f64_as_float(const std::byte* p) noexcept {
     double x;
     std::memcpy(&x, p + 8 * i, sizeof x);
     v[i] = static_cast<float>(x);  // as the scalar kernel, for values in range (the others: see above)
+  }
+  return fbatch<A>::load_aligned(v);
+}
+
+#if defined(__SSE2__) || defined(_M_X64)
+namespace detail {
+// int64 -> float without a direct conversion (SSE2, AVX2): through a double that is exact, so that the one
+// rounding is the final double -> float, to nearest even as the scalar cast.
+//  - |x| < 2^51, the usual case (checked per batch): x + 2^51 is the mantissa of the double 2^52 + 2^51 + x,
+//    from which subtracting 2^52 + 2^51 leaves x exactly.
+//  - Otherwise: |x| < 2^53 is exact as it is. Beyond, floats and the midpoints between them are multiples
+//    of 2^29, so the low 29 bits only tell whether x is one exactly: folded into one sticky bit (2^28), x
+//    keeps its side of every midpoint and needs 35 significant bits. The double is then built exactly from
+//    the two halves (magic exponents, as compilers convert uint64):
+//    (2^84 + 2^63 + hi 2^32) - (2^84 + 2^63 + 2^52) + (2^52 + lo).
+
+/// 2 int64 -> 2 floats in the low half, rounded as static_cast<float>(std::int64_t), any value.
+inline __m128 i64x2_exact(__m128i x) noexcept {
+  const __m128i low29 = _mm_set1_epi64x(0x1FFFFFFF);
+  // -2^53 <= x < 2^53 where bits 53-63 all equal the sign: compared in the high dword, copied to both.
+  const __m128i small = _mm_shuffle_epi32(_mm_cmpeq_epi32(_mm_srai_epi32(x, 21), _mm_srai_epi32(x, 31)), 0xF5);
+  const __m128i low_zero = _mm_cmpeq_epi32(_mm_and_si128(x, low29), _mm_setzero_si128());  // high dword: ones
+  const __m128i kept = _mm_and_si128(x, _mm_or_si128(small, _mm_set1_epi64x(~std::int64_t{0x1FFFFFFF})));
+  const __m128i y = _mm_or_si128(kept, _mm_andnot_si128(_mm_or_si128(small, low_zero), _mm_set1_epi64x(0x10000000)));
+  const __m128i hi = _mm_xor_si128(_mm_srli_epi64(y, 32), _mm_set1_epi64x(0x4530000080000000));
+  const __m128i lo = _mm_or_si128(_mm_and_si128(y, _mm_set1_epi64x(0xFFFFFFFF)), _mm_set1_epi64x(0x4330000000000000));
+  const __m128d bias = _mm_castsi128_pd(_mm_set1_epi64x(0x4530000080100000));  // 2^84 + 2^63 + 2^52
+  return _mm_cvtpd_ps(_mm_add_pd(_mm_sub_pd(_mm_castsi128_pd(hi), bias), _mm_castsi128_pd(lo)));
+}
+
+/// x + 2^51 (t) -> floats in the low half, for |x| < 2^51 (t < 2^52).
+inline __m128 i64x2_small(__m128i t) noexcept {
+  const __m128i k = _mm_set1_epi64x(0x4330000000000000);  // 2^52
+  return _mm_cvtpd_ps(_mm_sub_pd(_mm_castsi128_pd(_mm_or_si128(t, k)), _mm_set1_pd(0x1.8p52)));
+}
+
+#if defined(__AVX2__)
+/// 4 int64 -> 4 floats, rounded as static_cast<float>(std::int64_t), any value: i64x2_exact, 256 bits wide.
+inline __m128 i64x4_exact(__m256i x) noexcept {
+  const __m256i low29 = _mm256_set1_epi64x(0x1FFFFFFF);
+  const __m256i small =
+      _mm256_shuffle_epi32(_mm256_cmpeq_epi32(_mm256_srai_epi32(x, 21), _mm256_srai_epi32(x, 31)), 0xF5);
+  const __m256i low_zero = _mm256_cmpeq_epi32(_mm256_and_si256(x, low29), _mm256_setzero_si256());
+  const __m256i kept = _mm256_and_si256(x, _mm256_or_si256(small, _mm256_set1_epi64x(~std::int64_t{0x1FFFFFFF})));
+  const __m256i y =
+      _mm256_or_si256(kept, _mm256_andnot_si256(_mm256_or_si256(small, low_zero), _mm256_set1_epi64x(0x10000000)));
+  const __m256i hi = _mm256_xor_si256(_mm256_srli_epi64(y, 32), _mm256_set1_epi64x(0x4530000080000000));
+  const __m256i lo = _mm256_blend_epi32(y, _mm256_set1_epi64x(0x4330000000000000), 0xAA);  // high dwords
+  const __m256d bias = _mm256_castsi256_pd(_mm256_set1_epi64x(0x4530000080100000));
+  return _mm256_cvtpd_ps(_mm256_add_pd(_mm256_sub_pd(_mm256_castsi256_pd(hi), bias), _mm256_castsi256_pd(lo)));
+}
+
+/// x + 2^51 (t) -> floats, for |x| < 2^51: i64x2_small, 256 bits wide.
+inline __m128 i64x4_small(__m256i t) noexcept {
+  const __m256i k = _mm256_set1_epi64x(0x4330000000000000);
+  return _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(t, k)), _mm256_set1_pd(0x1.8p52)));
+}
+#endif
+}  // namespace detail
+#endif
+
+/**
+ * lanes<A> little-endian int64 at p rounded to floats to nearest even, as static_cast<float>(std::int64_t)
+ * (the scalar cvtsi2ss, scvtf): AVX-512DQ's vcvtqq2ps (xsimd's avx512bw implies DQ); elsewhere through a
+ * double made exact first, since rounding to double and then to float could round twice: at once when
+ * the batch's magnitudes are small (see detail::i64x2_exact), else with the low bits folded.
+ */
+template <class A>
+inline fbatch<A> load_i64_as_float(const std::byte* p) noexcept {
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__)
+  if constexpr (is_avx512<A>) {
+    const __m256 lo = _mm512_cvtepi64_ps(_mm512_loadu_si512(p)), hi = _mm512_cvtepi64_ps(_mm512_loadu_si512(p + 64));
+    return _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
+  }
+#endif
+#if defined(__AVX2__)
+  if constexpr (is_avx2<A>) {
+    const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 32));
+    const __m256i bias = _mm256_set1_epi64x(std::int64_t{1} << 51);
+    const __m256i t0 = _mm256_add_epi64(x0, bias), t1 = _mm256_add_epi64(x1, bias);
+    if (_mm256_testz_si256(_mm256_or_si256(t0, t1), _mm256_set1_epi64x(~((std::int64_t{1} << 52) - 1)))) [[likely]] {
+      return _mm256_set_m128(detail::i64x4_small(t1), detail::i64x4_small(t0));
+    }
+    return _mm256_set_m128(detail::i64x4_exact(x1), detail::i64x4_exact(x0));
+  }
+#endif
+#if defined(__SSE2__) || defined(_M_X64)
+  if constexpr (is_sse<A>) {
+    const __m128i x0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i x1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16));
+    const __m128i bias = _mm_set1_epi64x(std::int64_t{1} << 51);
+    const __m128i t0 = _mm_add_epi64(x0, bias), t1 = _mm_add_epi64(x1, bias);
+    const __m128i top = _mm_srli_epi64(_mm_or_si128(t0, t1), 52);  // 0 in both lanes: both batches small
+    if (_mm_movemask_epi8(_mm_cmpeq_epi32(top, _mm_setzero_si128())) == 0xFFFF) [[likely]] {
+      return _mm_movelh_ps(detail::i64x2_small(t0), detail::i64x2_small(t1));
+    }
+    return _mm_movelh_ps(detail::i64x2_exact(x0), detail::i64x2_exact(x1));
+  }
+#endif
+#if defined(__aarch64__) || defined(_M_ARM64)
+  if constexpr (is_neon64<A>) {
+    const auto load = [](const std::byte* q) {
+      return vreinterpretq_s64_u8(vld1q_u8(reinterpret_cast<const std::uint8_t*>(q)));
+    };
+    const int64x2_t x0 = load(p), x1 = load(p + 16);
+    const float64x2_t d0 = vcvtq_f64_s64(x0), d1 = vcvtq_f64_s64(x1), limit = vdupq_n_f64(0x1p53);
+    const uint64x2_t big = vorrq_u64(vcageq_f64(d0, limit), vcageq_f64(d1, limit));  // |x| >= 2^53
+    if (vmaxvq_u32(vreinterpretq_u32_u64(big)) == 0) [[likely]] {
+      return vcvt_high_f32_f64(vcvt_f32_f64(d0), d1);
+    }
+    const auto exact = [](int64x2_t x) {  // the low bits folded as on x86, then scvtf (exact)
+      const uint64x2_t small = vceqq_s64(vshrq_n_s64(x, 53), vshrq_n_s64(x, 63));
+      const uint64x2_t sticky = vandq_u64(vtstq_s64(x, vdupq_n_s64(0x1FFFFFFF)), vdupq_n_u64(0x10000000));
+      const int64x2_t folded = vorrq_s64(vbicq_s64(x, vdupq_n_s64(0x1FFFFFFF)), vreinterpretq_s64_u64(sticky));
+      return vcvtq_f64_s64(vbslq_s64(small, x, folded));
+    };
+    return vcvt_high_f32_f64(vcvt_f32_f64(exact(x0)), exact(x1));
+  }
+#endif
+  alignas(64) float v[lanes<A>];
+  for (std::size_t i = 0; i < lanes<A>; ++i) {
+    std::int64_t x;
+    std::memcpy(&x, p + 8 * i, sizeof x);
+    v[i] = static_cast<float>(x);
   }
   return fbatch<A>::load_aligned(v);
 }
@@ -384,6 +513,21 @@ inline ibatch<A> fifth_bits(std::uint32_t word) noexcept {
 }
 
 /**
+ * v with the sign bit of lane i flipped where bit i of `word` is set: the signs of the grid types. One
+ * masked xor on AVX-512; a lane mask (bit_lanes), an and and an xor elsewhere.
+ */
+template <class A>
+inline fbatch<A> flip_signs(const fbatch<A>& v, std::uint32_t word) noexcept {
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if constexpr (is_avx512<A>) {
+    const __m512i x = _mm512_castps_si512(v);
+    return _mm512_castsi512_ps(_mm512_mask_xor_epi32(x, static_cast<__mmask16>(word), x, _mm512_set1_epi32(INT32_MIN)));
+  }
+#endif
+  return v ^ (as_float<A>(bit_lanes<A>(word)) & as_float<A>(ibatch<A>(INT32_MIN)));
+}
+
+/**
  * Lane i of x shifted right (arithmetically) by lane i of n, 0 <= n < 32: one instruction on AVX2 and
  * AVX-512 (xsimd 8.1 runs AVX-512's element by element), xsimd's own elsewhere.
  */
@@ -396,6 +540,40 @@ inline ibatch<A> shift_right_lanes(const ibatch<A>& x, const ibatch<A>& n) noexc
   if constexpr (is_avx2<A>) return _mm256_srav_epi32(x, n);
 #endif
   return x >> n;
+}
+
+/**
+ * The next base-3 digit of fractions of 16 bits (tq1_0): lane f < 2^16 gives floor(3 f / 2^16), which is
+ * 0, 1 or 2, and becomes 3 f mod 2^16. A byte b as f = b << 8 gives, call after call, the digits
+ * ((b 3^n mod 256) 3) >> 8 of scalar/ternary.hpp's tq1_digit. On x86 two 16-bit multiplies (pmulhuw,
+ * pmullw; each lane's high word is zero and stays zero), elsewhere 32-bit arithmetic.
+ */
+template <class A>
+inline ibatch<A> base3_digit(ibatch<A>& f) noexcept {
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if constexpr (is_avx512<A>) {
+    const __m512i three = _mm512_set1_epi16(3), x = f;
+    f = _mm512_mullo_epi16(x, three);
+    return _mm512_mulhi_epu16(x, three);
+  }
+#endif
+#if defined(__AVX2__)
+  if constexpr (is_avx2<A>) {
+    const __m256i three = _mm256_set1_epi16(3), x = f;
+    f = _mm256_mullo_epi16(x, three);
+    return _mm256_mulhi_epu16(x, three);
+  }
+#endif
+#if defined(__SSE2__) || defined(_M_X64)
+  if constexpr (is_sse<A>) {
+    const __m128i three = _mm_set1_epi16(3), x = f;
+    f = _mm_mullo_epi16(x, three);
+    return _mm_mulhi_epu16(x, three);
+  }
+#endif
+  const ibatch<A> t = f * ibatch<A>(3);
+  f = t & ibatch<A>(0xFFFF);
+  return t >> 16;
 }
 
 // ---- Lookups ------------------------------------------------------------------------------------
@@ -433,6 +611,35 @@ inline fbatch<A> repeat(const float* p) noexcept {
   alignas(64) float v[lanes<A>];
   for (std::size_t i = 0; i < lanes<A>; ++i) v[i] = p[i % G];
   return fbatch<A>::load_aligned(v);
+}
+
+/**
+ * The nibbles of the 16 bytes at p as permute indices, for 16-weight groups whose byte j holds weights j
+ * (low nibble) and j + 8 (high nibble), nvfp4's sub-blocks: lane j of a is byte j, lane 8 + j of a is
+ * byte j >> 4, and b the same of bytes 8-15. Only bits 0-3 of a lane are specified (`permute` reads no
+ * others). Only where lanes<A> == 16.
+ */
+template <class A>
+inline void nibble_indices(const std::byte* p, ibatch<A>& a, ibatch<A>& b) noexcept {
+  static_assert(lanes<A> == 16, "16 weights a batch");
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if constexpr (is_avx512<A>) {  // bytes 0-7 and their high nibbles (a 16-bit shift: bits 0-3 are right)
+    const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), h = _mm_srli_epi16(q, 4);
+    a = _mm512_cvtepu8_epi32(_mm_unpacklo_epi64(q, h));
+    b = _mm512_cvtepu8_epi32(_mm_unpackhi_epi64(q, h));
+    return;
+  }
+#endif
+  alignas(64) std::int32_t t[32];
+  for (int g = 0; g < 2; ++g) {
+    for (int j = 0; j < 8; ++j) {
+      const unsigned q = load_le<std::uint8_t>(p + 8 * g + j);
+      t[16 * g + j] = static_cast<std::int32_t>(q & 0x0Fu);
+      t[16 * g + 8 + j] = static_cast<std::int32_t>(q >> 4);
+    }
+  }
+  a = ibatch<A>::load_aligned(t);
+  b = ibatch<A>::load_aligned(t + 16);
 }
 
 /**
@@ -638,6 +845,145 @@ inline void widen_bytes(const ibatch<S>& v, ibatch<A>* out) noexcept {
 }
 
 // ---- Stores -------------------------------------------------------------------------------------
+
+namespace detail {
+
+/**
+ * Floats -> their nearest-even binary16 bits in int32 lanes, with float and integer operations only (no
+ * F16C): the exponent is clamped to the half range by adding a power of two that makes the float adder
+ * round at the half's last mantissa bit (the classic method of ggml's portable ggml_compute_fp32_to_fp16),
+ * every step signed-safe for SSE2. A NaN comes out as F16C and NEON give it: quiet, the payload's top bits.
+ */
+template <class A>
+inline ibatch<A> f16_bits(const fbatch<A>& v) noexcept {
+  const ibatch<A> w = as_int<A>(v);
+  const ibatch<A> a = w & ibatch<A>(0x7FFFFFFF);
+  const fbatch<A> scaled = (as_float<A>(a) * fbatch<A>(0x1.0p+112f)) * fbatch<A>(0x1.0p-110f);
+  const ibatch<A> e = a & ibatch<A>(0x7F800000);
+  const ibatch<A> least(0x38800000);  // 2^-14: below it the half is subnormal, rounded at 2^-24
+  const ibatch<A> bias = xsimd::select(e < least, least, e) + ibatch<A>(0x07800000);
+  const ibatch<A> bits = as_int<A>(as_float<A>(bias) + scaled);
+  const ibatch<A> finite = ((bits >> 13) & ibatch<A>(0x7C00)) + (bits & ibatch<A>(0x0FFF));
+  const ibatch<A> nan = ibatch<A>(0x7E00) | ((a >> 13) & ibatch<A>(0x3FF));
+  return ((w >> 16) & ibatch<A>(0x8000)) | xsimd::select(a > ibatch<A>(0x7F800000), nan, finite);
+}
+
+/**
+ * Floats -> their nearest-even bfloat16 bits in int32 lanes, as ggml_fp32_to_bf16 (a NaN made quiet):
+ * integer adds and logical shifts, spelled out on AVX2 and AVX-512 (xsimd 8.1 runs AVX-512's shifts and
+ * selects of int32 lanes element by element).
+ */
+template <class A>
+inline ibatch<A> bf16_bits(const fbatch<A>& v) noexcept {
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if constexpr (is_avx512<A>) {
+    const __m512i w = _mm512_castps_si512(v);
+    const __m512i top = _mm512_srli_epi32(w, 16);
+    const __m512i lsb = _mm512_and_si512(top, _mm512_set1_epi32(1));
+    const __m512i rounded =
+        _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(w, _mm512_set1_epi32(0x7FFF)), lsb), 16);
+    const __mmask16 nan =
+        _mm512_cmpgt_epi32_mask(_mm512_and_si512(w, _mm512_set1_epi32(0x7FFFFFFF)), _mm512_set1_epi32(0x7F800000));
+    return _mm512_mask_or_epi32(rounded, nan, top, _mm512_set1_epi32(0x40));
+  }
+#endif
+#if defined(__AVX2__)
+  if constexpr (is_avx2<A>) {
+    const __m256i w = _mm256_castps_si256(v);
+    const __m256i top = _mm256_srli_epi32(w, 16);
+    const __m256i lsb = _mm256_and_si256(top, _mm256_set1_epi32(1));
+    const __m256i rounded =
+        _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(w, _mm256_set1_epi32(0x7FFF)), lsb), 16);
+    const __m256i nan =
+        _mm256_cmpgt_epi32(_mm256_and_si256(w, _mm256_set1_epi32(0x7FFFFFFF)), _mm256_set1_epi32(0x7F800000));
+    return _mm256_blendv_epi8(rounded, _mm256_or_si256(top, _mm256_set1_epi32(0x40)), nan);
+  }
+#endif
+  const ibatch<A> w = as_int<A>(v);
+  const ibatch<A> one(1), low(0xFFFF);
+  const ibatch<A> rounded = ((w + ibatch<A>(0x7FFF) + ((w >> 16) & one)) >> 16) & low;
+  const ibatch<A> nan = ((w >> 16) | ibatch<A>(0x40)) & low;
+  return xsimd::select((w & ibatch<A>(0x7FFFFFFF)) > ibatch<A>(0x7F800000), nan, rounded);
+}
+
+/** The low 16 bits of each lane of x (each < 65536), stored at p: the lanes narrowed in registers. */
+template <class A, class Out>
+inline void store_words(Out* p, const ibatch<A>& x) noexcept {
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if constexpr (is_avx512<A>) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtepi32_epi16(x));
+    return;
+  }
+#endif
+#if defined(__AVX2__)
+  if constexpr (is_avx2<A>) {
+    const __m256i v = x;
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                     _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1)));
+    return;
+  }
+#endif
+#if defined(__SSE4_1__)
+  if constexpr (is_sse41<A>) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packus_epi32(x, x));
+    return;
+  }
+#endif
+#if defined(__SSE2__) || defined(_M_X64)
+  if constexpr (is_sse2_only<A>) {  // no unsigned pack: sign-extend the words, then the signed pack is exact
+    const __m128i y = _mm_srai_epi32(_mm_slli_epi32(x, 16), 16);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packs_epi32(y, y));
+    return;
+  }
+#endif
+#if defined(__aarch64__) || defined(_M_ARM64)
+  if constexpr (is_neon64<A>) {
+    vst1_u16(reinterpret_cast<std::uint16_t*>(p), vmovn_u32(vreinterpretq_u32_s32(x)));
+    return;
+  }
+#endif
+  alignas(64) std::int32_t t[lanes<A>];
+  x.store_aligned(t);
+  for (std::size_t i = 0; i < lanes<A>; ++i) p[i] = Out{static_cast<std::uint16_t>(t[i])};
+}
+
+}  // namespace detail
+
+/**
+ * v stored at p (any alignment) as `Out`: the floats themselves, or each rounded to nearest even to f16
+ * (the hardware conversion on AVX2/AVX-512 (F16C) and NEON, else detail::f16_bits: the same bits) or to
+ * bf16 (integer rounding), narrowed in registers: the one store of every kernel.
+ */
+template <class A, class Out>
+inline void put(Out* p, const fbatch<A>& v) noexcept {
+  if constexpr (std::is_same_v<Out, float>) {
+    v.store_unaligned(p);
+  } else if constexpr (std::is_same_v<Out, f16>) {
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+    if constexpr (is_avx512<A>) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p),
+                          _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+      return;
+    }
+#endif
+#if defined(__AVX2__) && defined(__F16C__)
+    if constexpr (is_avx2<A>) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                       _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+      return;
+    }
+#endif
+#if defined(__aarch64__) || defined(_M_ARM64)
+    if constexpr (is_neon64<A>) {
+      vst1_u16(reinterpret_cast<std::uint16_t*>(p), vreinterpret_u16_f16(vcvt_f16_f32(v)));
+      return;
+    }
+#endif
+    detail::store_words<A>(p, detail::f16_bits<A>(v));
+  } else {
+    detail::store_words<A>(p, detail::bf16_bits<A>(v));
+  }
+}
 
 /** A non-temporal store of v at dst, 64-byte aligned: writes a whole line without reading it first.
     Only where stream_stores<A>; stream_fence() orders the stores before anything after it. */

@@ -14,14 +14,18 @@ GGUF_SIMD_DIAGNOSTICS_PUSH
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::simd {
 
-// SIMD twins of scalar/plain.hpp's f16 and bf16, generic over the xsimd Arch. Both are pure bit
-// reshaping, so the result is exact by construction. f16 goes through the hardware conversion where there
+// SIMD twins of scalar/plain.hpp's f16, bf16, f64 and i64, generic over the xsimd Arch. f16 and bf16 are
+// pure bit reshaping, so the result is exact by construction. f16 goes through the hardware conversion where there
 // is one (F16C, AVX-512, NEON: exact for every number, subnormals included; a signalling NaN comes out
 // quiet, as from ggml's own F16C path, where the scalar kernel keeps its bits: still a NaN, which is all
 // the kernels promise), else through integer arithmetic that never produces a float subnormal (so no
 // flush-to-zero mode can change it). bf16 is its 16 bits moved to the top of a float. `n` counts
 // elements, any number: 4 * lanes<A> at a time, then one vector at a time, then one element at a time.
 // (Peeling elements first to align dst measured no faster here: it trades split stores for split loads.)
+// f64 and i64 round to float to nearest even, as the scalar casts, in the hardware's conversion where it
+// has one (cvtpd2ps, fcvtn; AVX-512DQ's vcvtqq2ps for int64); elsewhere an int64 goes through a double
+// made exact first (directly below 2^51 in magnitude, else with its low bits folded into a sticky bit),
+// which then rounds once (ops.hpp's load_i64_as_float). `n` counts elements, as for f16.
 
 namespace detail {
 
@@ -76,13 +80,13 @@ struct bf16_elements {
 };
 
 /// The loop shared by both: 4 * lanes<A> elements a turn, then lanes<A>, then one.
-template <class A, class E>
-inline void convert_words(const std::byte* src, float* dst, std::size_t n) noexcept {
+template <class A, class E, class Out>
+inline void convert_words(const std::byte* src, Out* dst, std::size_t n) noexcept {
   constexpr std::size_t L = lanes<A>;
   std::size_t i = 0;
   // Outputs far larger than the caches: non-temporal stores write whole lines without reading them
   // first, which matters here because these types move the most bytes per weight (2 in, 4 out).
-  if constexpr (stream_stores<A>) {
+  if constexpr (stream_stores<A> && std::is_same_v<Out, float>) {
     if (n * sizeof(float) >= (std::size_t{16} << 20) && (reinterpret_cast<std::uintptr_t>(dst) & 63) == 0) {
       for (; i + 4 * L <= n; i += 4 * L) {
         fbatch<A> a, b, c, d;
@@ -99,43 +103,132 @@ inline void convert_words(const std::byte* src, float* dst, std::size_t n) noexc
   for (; i + 4 * L <= n; i += 4 * L) {
     fbatch<A> a, b, c, d;
     E::pair(src + 2 * i, a, b);
-    a.store_unaligned(dst + i);
-    b.store_unaligned(dst + i + L);
+    put<A>(dst + i, a);
+    put<A>(dst + i + L, b);
     E::pair(src + 2 * (i + 2 * L), c, d);
-    c.store_unaligned(dst + i + 2 * L);
-    d.store_unaligned(dst + i + 3 * L);
+    put<A>(dst + i + 2 * L, c);
+    put<A>(dst + i + 3 * L, d);
   }
-  for (; i + L <= n; i += L) E::vector(src + 2 * i).store_unaligned(dst + i);
-  for (; i < n; ++i) dst[i] = E::one(src + 2 * i);
+  for (; i + L <= n; i += L) put<A>(dst + i, E::vector(src + 2 * i));
+  for (; i < n; ++i) dst[i] = narrow<Out>(E::one(src + 2 * i));
 }
 
 }  // namespace detail
 
 /// f64: rounded to float by the hardware conversion, which gives what the scalar kernel's checked cast
 /// gives, out-of-range values included (little-endian hosts: the doubles are read as they lie).
-template <class A>
-void dequant_f64(const std::byte* src, float* dst, std::size_t n) noexcept {
+template <class A, class Out = float>
+void dequant_f64(const std::byte* src, Out* dst, std::size_t n) noexcept {
   constexpr std::size_t L = lanes<A>;
   std::size_t i = 0;
   if constexpr (std::endian::native == std::endian::little) {
     for (; i + 2 * L <= n; i += 2 * L) {
-      load_f64_as_float<A>(src + 8 * i).store_unaligned(dst + i);
-      load_f64_as_float<A>(src + 8 * (i + L)).store_unaligned(dst + i + L);
+      put<A>(dst + i, load_f64_as_float<A>(src + 8 * i));
+      put<A>(dst + i + L, load_f64_as_float<A>(src + 8 * (i + L)));
     }
-    for (; i + L <= n; i += L) load_f64_as_float<A>(src + 8 * i).store_unaligned(dst + i);
+    for (; i + L <= n; i += L) put<A>(dst + i, load_f64_as_float<A>(src + 8 * i));
   }
-  scalar::dequant_f64(src + 8 * i, dst + i, n - i);
+  for (; i < n; ++i) {
+    float x;
+    scalar::dequant_f64(src + 8 * i, &x, 1);
+    dst[i] = narrow<Out>(x);
+  }
+}
+
+/// i64: rounded to float to nearest even, as the scalar kernel's cast (little-endian hosts, as f64).
+template <class A, class Out = float>
+void dequant_i64(const std::byte* src, Out* dst, std::size_t n) noexcept {
+  constexpr std::size_t L = lanes<A>;
+  std::size_t i = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    for (; i + 2 * L <= n; i += 2 * L) {
+      put<A>(dst + i, load_i64_as_float<A>(src + 8 * i));
+      put<A>(dst + i + L, load_i64_as_float<A>(src + 8 * (i + L)));
+    }
+    for (; i + L <= n; i += L) put<A>(dst + i, load_i64_as_float<A>(src + 8 * i));
+  }
+  for (; i < n; ++i) {
+    float x;
+    scalar::dequant_i64(src + 8 * i, &x, 1);
+    dst[i] = narrow<Out>(x);
+  }
+}
+
+namespace detail {
+
+/// The one-element types whose lanes<A> elements load as one vector: `load(p)` gives them as floats.
+template <class A, class Out, class Load>
+inline void convert_elements(const std::byte* src, Out* dst, std::size_t n, std::size_t size, Load load,
+                             void (*tail)(const std::byte*, float*, std::size_t) noexcept) noexcept {
+  constexpr std::size_t L = lanes<A>;
+  std::size_t i = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    for (; i + 2 * L <= n; i += 2 * L) {
+      put<A>(dst + i, load(src + size * i));
+      put<A>(dst + i + L, load(src + size * (i + L)));
+    }
+    for (; i + L <= n; i += L) put<A>(dst + i, load(src + size * i));
+  }
+  for (; i < n; ++i) {
+    float x;
+    tail(src + size * i, &x, 1);
+    dst[i] = narrow<Out>(x);
+  }
+}
+
+}  // namespace detail
+
+/// f32: a copy for float outputs; else each float rounded in registers.
+template <class A, class Out = float>
+void dequant_f32(const std::byte* src, Out* dst, std::size_t n) noexcept {
+  if constexpr (std::is_same_v<Out, float>) {
+    scalar::dequant_f32(src, dst, n);
+  } else {
+    detail::convert_elements<A>(
+        src, dst, n, 4, [](const std::byte* p) { return fbatch<A>::load_unaligned(reinterpret_cast<const float*>(p)); },
+        scalar::dequant_f32);
+  }
+}
+
+/// i8: sign-extended and converted, exact.
+template <class A, class Out = float>
+void dequant_i8(const std::byte* src, Out* dst, std::size_t n) noexcept {
+  detail::convert_elements<A>(
+      src, dst, n, 1, [](const std::byte* p) { return to_float<A>(load_i8<A>(p)); }, scalar::dequant_i8);
+}
+
+/// i16: sign-extended ((w ^ 0x8000) - 0x8000: no shift, which xsimd 8.1 runs lane by lane on AVX-512), exact.
+template <class A, class Out = float>
+void dequant_i16(const std::byte* src, Out* dst, std::size_t n) noexcept {
+  detail::convert_elements<A>(
+      src, dst, n, 2,
+      [](const std::byte* p) {
+        const ibatch<A> bias(0x8000);
+        return to_float<A>((load_u16<A>(p) ^ bias) - bias);
+      },
+      scalar::dequant_i16);
+}
+
+/// i32: converted to nearest even (cvtdq2ps, scvtf), as the scalar kernel's cast.
+template <class A, class Out = float>
+void dequant_i32(const std::byte* src, Out* dst, std::size_t n) noexcept {
+  detail::convert_elements<A>(
+      src, dst, n, 4,
+      [](const std::byte* p) {
+        return to_float<A>(ibatch<A>::load_unaligned(reinterpret_cast<const std::int32_t*>(p)));
+      },
+      scalar::dequant_i32);
 }
 
 /// f16: IEEE half -> float, exact. `n` elements.
-template <class A>
-void dequant_f16(const std::byte* src, float* dst, std::size_t n) noexcept {
+template <class A, class Out = float>
+void dequant_f16(const std::byte* src, Out* dst, std::size_t n) noexcept {
   detail::convert_words<A, detail::f16_elements<A>>(src, dst, n);
 }
 
 /// bf16: the top 16 bits of a float. `n` elements.
-template <class A>
-void dequant_bf16(const std::byte* src, float* dst, std::size_t n) noexcept {
+template <class A, class Out = float>
+void dequant_bf16(const std::byte* src, Out* dst, std::size_t n) noexcept {
   detail::convert_words<A, detail::bf16_elements<A>>(src, dst, n);
 }
 

@@ -23,6 +23,16 @@ inline xsimd::batch<float, A> as_float(const xsimd::batch<std::int32_t, A>& x) n
 #endif
 }
 
+/** The float lanes of `x` reinterpreted as int32 bits. */
+template <class A>
+inline xsimd::batch<std::int32_t, A> as_int(const xsimd::batch<float, A>& x) noexcept {
+#if XSIMD_VERSION_MAJOR >= 9
+  return xsimd::bitwise_cast<std::int32_t>(x);
+#else
+  return xsimd::bitwise_cast<xsimd::batch<std::int32_t, A>>(x);
+#endif
+}
+
 }  // namespace kernels::simd
 GGUF_KERNELS_END_NAMESPACE
 
