@@ -8,6 +8,8 @@ share of fill_nt/16777216 (the out-of-cache ceiling: non-temporal stores); the g
 reference dequantizer as measured for 0.1.0 (not the same run). When the report holds gguf-bench's same-run
 anchor, ggml/<type>/<n> (ggml's dequantizer on the same input, loaded from $GGUF_BENCH_GGML or the oracle),
 a "× ggml, same run" column follows each size: dequant/<type>/<n> over ggml/<type>/<n>, in weights/s.
+When it holds dequant_f16/<type>/65536 and dequant_bf16/<type>/65536, two columns give the half outputs'
+weights/s as a share of the float output's.
 """
 import json
 import sys
@@ -29,6 +31,7 @@ def main():
     nt = rate.get("fill_nt/16777216")
     isa = data["context"].get("gguf_isa", "?")
     same = any(n.startswith("ggml/") for n in rate)  # the same-run anchor: only then the extra columns
+    halves = any(n.startswith("dequant_f16/") for n in rate)
     print("Kernels: %s (runtime dispatch). Ceilings, G weights/s: memset/65536 %.1f, memcpy/65536 %.1f; "
           "memset/16777216 %.1f, fill_nt/16777216 %.1f."
           % (isa, ms, rate.get("memcpy/65536", 0), mb or 0, nt or 0))
@@ -40,6 +43,8 @@ def main():
     if same:
         head[5:5] = ["× ggml, same run"]
         head.append("× ggml, same run")
+    if halves:
+        head[3:3] = ["f16 out", "bf16 out"]
     print("| %s |" % " | ".join(head))
     print("|---|" + "---:|" * (len(head) - 1))
 
@@ -65,6 +70,8 @@ def main():
         if same:
             cells[5:5] = [vs_ggml(t, 65536, "–")]
             cells.append(vs_ggml(t, 16777216, ""))
+        if halves:  # the half outputs' weights/s over the float output's
+            cells[3:3] = ["%.2f×" % (rate.get("dequant_%s/%s/65536" % (h, t), 0) / ours) for h in ("f16", "bf16")]
         print("| %s |" % " | ".join(cells))
     print("\nBelow 50%% of memset/65536 (30%% for f64, i64): %s" % (", ".join(below) or "none"))
 

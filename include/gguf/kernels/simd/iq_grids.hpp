@@ -29,8 +29,9 @@ namespace kernels::simd {
 // (ops.hpp's flip_signs: a masked xor on AVX-512):
 //  - iq2/iq3: the scalar kernel computes db * float(g) * (+-1.0f); times -1 only flips the sign bit, so
 //    the xor gives its bits (a NaN's sign may differ, which no comparison of NaNs sees).
-//  - iq1: dl * (float(g) + delta), the delta's sign chosen per group by the same xor, then the add and the
-//    multiply as the scalar kernel orders them (an add then a multiply: nothing an FMA could fuse).
+//  - iq1: dl * (float(g) + delta), the delta and its sign per group folded into one vector added to the
+//    widened bytes (iq1_shifts: one of 4 patterns per two groups), then the multiply, as the scalar
+//    kernel orders them (an add then a multiply: nothing an FMA could fuse).
 
 namespace detail {
 
@@ -52,19 +53,42 @@ inline void put_signed16(Out* y, const fbatch<A>& db, std::uint64_t row0, std::u
 }
 
 /**
+ * The shifts added to the grid values of two iq1 groups: for each of the 4 sign patterns s (bit r set:
+ * group r's delta negated) the vectors of lanes 0-15, each lane (+-delta) - 128. The grid bytes are
+ * widened as g + 128 (unsigned), and float(g + 128) + ((+-delta) - 128) is float(g) + (+-delta) exactly:
+ * every value here is a multiple of 2^-3 below 2^8, far inside a float's 24 bits, so both sums are exact
+ * and equal. One add then does the delta, its sign and the re-centring (no subtract, no sign flip).
+ */
+template <class A>
+struct iq1_shifts {
+  fbatch<A> v[4][16 / lanes<A>];  ///< v[s][k]: lanes k * lanes<A> ... of pattern s
+
+  explicit iq1_shifts(float delta) noexcept {
+    constexpr std::size_t L = lanes<A>;
+    for (unsigned pattern = 0; pattern < 4; ++pattern) {
+      for (std::size_t k = 0; k < 16 / L; ++k) {
+        alignas(64) float lane[L];
+        for (std::size_t j = 0; j < L; ++j) {
+          const bool negative = ((pattern >> ((k * L + j) / 8)) & 1u) != 0;
+          lane[j] = (negative ? -delta : delta) - 128.0f;
+        }
+        v[pattern][k] = fbatch<A>::load_aligned(lane);
+      }
+    }
+  }
+};
+
+/**
  * 16 weights of two iq1 groups: dl * (float(g) + delta) for the int8 values g of `row0` (weights 0-7) and
- * `row1` (8-15), delta negated for the weights whose bit of `negative` is set.
+ * `row1` (8-15), `shift` the pattern of their deltas' signs (iq1_shifts).
  */
 template <class A, class Out>
-inline void put_iq1_16(Out* y, const fbatch<A>& dl, std::uint64_t row0, std::uint64_t row1, std::uint32_t negative,
-                       const fbatch<A>& delta) noexcept {
+inline void put_iq1_16(Out* y, const fbatch<A>& dl, std::uint64_t row0, std::uint64_t row1,
+                       const fbatch<A>* shift) noexcept {
   constexpr std::size_t L = lanes<A>;
   ibatch<A> g[16 / L];
   bytes16<A>(row0 ^ top_bits, row1 ^ top_bits, g);  // int8 g + 128, zero-extended: no carry between bytes
-  const ibatch<A> bias(128);
-  for (std::size_t k = 0; k < 16 / L; ++k) {
-    put<A>(y + k * L, ((to_float<A>(g[k] - bias) + flip_signs<A>(delta, negative >> (k * L))) * dl));
-  }
+  for (std::size_t k = 0; k < 16 / L; ++k) put<A>(y + k * L, (to_float<A>(g[k]) + shift[k]) * dl);
 }
 
 /// The sign byte of a 7-bit iq2_xxs/iq3_xxs field, its 8th sign restoring even parity.
@@ -114,7 +138,8 @@ void dequant_iq2_xs(const std::byte* src, Out* dst, std::size_t nb) noexcept {
       for (int p = 0; p < 2; ++p, qs += 4, dst += 16) {
         const fbatch<A> db(detail::half_step_scale(d, (sc >> (4 * p)) & 0xFu, 0.25f));
         const unsigned q0 = load_le<std::uint16_t>(qs), q1 = load_le<std::uint16_t>(qs + 2);
-        const std::uint32_t signs = tables::ksigns_iq2xs[q0 >> 9] | (tables::ksigns_iq2xs[q1 >> 9] << 8);
+        const std::uint32_t signs =
+            std::uint32_t{tables::ksigns_iq2xs[q0 >> 9]} | (std::uint32_t{tables::ksigns_iq2xs[q1 >> 9]} << 8);
         detail::put_signed16<A>(dst, db, tables::iq2xs_grid[q0 & 511], tables::iq2xs_grid[q1 & 511], signs);
       }
     }
@@ -198,7 +223,7 @@ void dequant_iq3_s(const std::byte* src, Out* dst, std::size_t nb) noexcept {
 template <class A, class Out = float>
 void dequant_iq1_s(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   using B = blocks::iq1_s;
-  const fbatch<A> delta(tables::iq1s_delta);
+  const detail::iq1_shifts<A> shifts(tables::iq1s_delta);
   for (std::size_t i = 0; i < nb; ++i, src += sizeof(B)) {
     const float d = half_scale(src + offsetof(B, d));
     const std::byte* qs = src + offsetof(B, qs);
@@ -206,12 +231,12 @@ void dequant_iq1_s(const std::byte* src, Out* dst, std::size_t nb) noexcept {
     for (int ib = 0; ib < 8; ++ib, qs += 4, dst += 32) {
       const unsigned h = load_le<std::uint16_t>(qh + 2 * ib);
       const fbatch<A> dl(d * static_cast<float>(2 * ((h >> 12) & 7u) + 1));
-      const std::uint32_t negative = (h & 0x8000u) != 0 ? 0xFFFFu : 0u;
+      const fbatch<A>* shift = shifts.v[(h & 0x8000u) != 0 ? 3 : 0];
       for (int p = 0; p < 2; ++p) {
         const auto row = [&](int l) {
           return tables::iq1s_grid[load_le<std::uint8_t>(qs + l) | (((h >> (3 * l)) & 7u) << 8)];
         };
-        detail::put_iq1_16<A>(dst + 16 * p, dl, row(2 * p), row(2 * p + 1), negative, delta);
+        detail::put_iq1_16<A>(dst + 16 * p, dl, row(2 * p), row(2 * p + 1), shift);
       }
     }
   }
@@ -222,7 +247,7 @@ void dequant_iq1_s(const std::byte* src, Out* dst, std::size_t nb) noexcept {
 template <class A, class Out = float>
 void dequant_iq1_m(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   using B = blocks::iq1_m;
-  const fbatch<A> delta(tables::iq1s_delta);  // ggml uses IQ1S_DELTA here too (equal to IQ1M_DELTA)
+  const detail::iq1_shifts<A> shifts(tables::iq1s_delta);  // ggml uses IQ1S_DELTA here too (equal to IQ1M_DELTA)
   for (std::size_t i = 0; i < nb; ++i, src += sizeof(B)) {
     const std::byte* scales = src + offsetof(B, scales);
     const std::uint16_t sc[4] = {load_le<std::uint16_t>(scales), load_le<std::uint16_t>(scales + 2),
@@ -238,10 +263,9 @@ void dequant_iq1_m(const std::byte* src, Out* dst, std::size_t nb) noexcept {
         const fbatch<A> dl(d * static_cast<float>(2 * ((w >> (3 * p)) & 7u) + 1));
         const unsigned hh = load_le<std::uint8_t>(qh + 2 * ib + p);  // the two groups' nibbles
         const std::byte* q = qs + 4 * ib + 2 * p;
-        const std::uint32_t negative = ((hh & 0x08u) != 0 ? 0x00FFu : 0u) | ((hh & 0x80u) != 0 ? 0xFF00u : 0u);
+        const fbatch<A>* shift = shifts.v[((hh >> 3) & 1u) | ((hh >> 6) & 2u)];  // the two delta signs
         detail::put_iq1_16<A>(dst, dl, tables::iq1s_grid[load_le<std::uint8_t>(q) | ((hh & 7u) << 8)],
-                              tables::iq1s_grid[load_le<std::uint8_t>(q + 1) | (((hh >> 4) & 7u) << 8)], negative,
-                              delta);
+                              tables::iq1s_grid[load_le<std::uint8_t>(q + 1) | (((hh >> 4) & 7u) << 8)], shift);
       }
     }
   }
