@@ -130,16 +130,25 @@ constexpr dequant_fn_to<Out> scalar_kernel_to(ggml_type t) noexcept {
   }
 }
 
-/** Every scalar kernel, for the dispatch library. */
-constexpr dispatch::detail::kernel_table scalar_kernel_table() noexcept {
+/**
+ * A table of kernels for the dispatch library: `pick(type, Out{})` for every type and output (float,
+ * f16, bf16).
+ */
+template <class Pick>
+constexpr dispatch::detail::kernel_table kernel_table_of(Pick pick) noexcept {
   dispatch::detail::kernel_table table;
   for (const type_traits& tt : ggml_types) {
     const auto i = static_cast<std::uint32_t>(tt.type);
-    table.f32_out[i] = scalar_kernel_to<float>(tt.type);
-    table.f16_out[i] = scalar_kernel_to<f16>(tt.type);
-    table.bf16_out[i] = scalar_kernel_to<bf16>(tt.type);
+    table.f32_out[i] = pick(tt.type, float{});
+    table.f16_out[i] = pick(tt.type, f16{});
+    table.bf16_out[i] = pick(tt.type, bf16{});
   }
   return table;
+}
+
+/** Every scalar kernel, for the dispatch library. */
+constexpr dispatch::detail::kernel_table scalar_kernel_table() noexcept {
+  return kernel_table_of([](ggml_type t, auto out) { return scalar_kernel_to<decltype(out)>(t); });
 }
 
 }  // namespace kernels

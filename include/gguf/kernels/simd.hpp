@@ -110,14 +110,7 @@ constexpr dequant_fn best_kernel(ggml_type t) noexcept { return best_kernel_to<f
 
 /** Every best kernel, for the dispatch library (one table per instruction set). */
 constexpr dispatch::detail::kernel_table best_kernel_table() noexcept {
-  dispatch::detail::kernel_table table;
-  for (const type_traits& tt : ggml_types) {
-    const auto i = static_cast<std::uint32_t>(tt.type);
-    table.f32_out[i] = best_kernel_to<float>(tt.type);
-    table.f16_out[i] = best_kernel_to<f16>(tt.type);
-    table.bf16_out[i] = best_kernel_to<bf16>(tt.type);
-  }
-  return table;
+  return kernel_table_of([](ggml_type t, auto out) { return best_kernel_to<decltype(out)>(t); });
 }
 
 }  // namespace kernels

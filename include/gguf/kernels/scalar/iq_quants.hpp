@@ -48,6 +48,19 @@ inline void put_iq1_8(float* y, float dl, std::uint64_t row, float delta) noexce
   }
 }
 
+/// iq1_m's scales: the four little-endian 16-bit words (four 3-bit sub-scales each in the low 12 bits)
+/// and the half-precision block scale spread over their top nibbles, least significant first.
+struct iq1m_scales {
+  std::uint16_t sc[4];   ///< the words
+  std::uint16_t d_bits;  ///< the block scale's half bits
+
+  explicit iq1m_scales(const std::byte* scales) noexcept
+      : sc{load_le<std::uint16_t>(scales), load_le<std::uint16_t>(scales + 2), load_le<std::uint16_t>(scales + 4),
+           load_le<std::uint16_t>(scales + 6)},
+        d_bits(static_cast<std::uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00F0) | ((sc[2] >> 4) & 0x0F00) |
+                                          (sc[3] & 0xF000))) {}
+};
+
 /// The 4-bit sub-scale of the iq2/iq3_xxs types as a float multiplier: d * (0.5 + s) * k, left to right.
 inline float half_step_scale(float d, unsigned s, float k) noexcept { return d * (0.5f + static_cast<float>(s)) * k; }
 
@@ -184,12 +197,9 @@ inline void dequant_iq1_s(const std::byte* src, float* dst, std::size_t nb) noex
 inline void dequant_iq1_m(const std::byte* src, float* dst, std::size_t nb) noexcept {
   using B = blocks::iq1_m;
   for (std::size_t i = 0; i < nb; ++i, src += sizeof(B)) {
-    const std::byte* scales = src + offsetof(B, scales);
-    const std::uint16_t sc[4] = {load_le<std::uint16_t>(scales), load_le<std::uint16_t>(scales + 2),
-                                 load_le<std::uint16_t>(scales + 4), load_le<std::uint16_t>(scales + 6)};
-    const auto d_bits = static_cast<std::uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00F0) | ((sc[2] >> 4) & 0x0F00) |
-                                                   (sc[3] & 0xF000));
-    const float d = half_to_float(d_bits);
+    const detail::iq1m_scales scales(src + offsetof(B, scales));
+    const std::uint16_t* sc = scales.sc;
+    const float d = half_to_float(scales.d_bits);
     const std::byte* qs = src + offsetof(B, qs);
     const std::byte* qh = src + offsetof(B, qh);
     for (int ib = 0; ib < 8; ++ib) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "gguf/format/blocks.hpp"
+#include "gguf/kernels/scalar/iq_quants.hpp"
 #include "gguf/kernels/simd/ops.hpp"
 #include "gguf/kernels/tables.hpp"
 
@@ -96,14 +97,6 @@ inline std::uint32_t signs_of(std::uint32_t aux, int field) noexcept {
   return tables::ksigns_iq2xs[(aux >> (7 * field)) & 127];
 }
 
-/// The 4-bit sub-scale of iq2_xxs/iq2_xs/iq2_s/iq3_xxs: d * (0.5 + s) * k, left to right as the scalar kernel.
-inline float half_step_scale(float d, unsigned s, float k) noexcept { return d * (0.5f + static_cast<float>(s)) * k; }
-
-/// Two 4-value iq3 grid rows as one 8-byte row (first in bytes 0-3).
-inline std::uint64_t join_rows(std::uint32_t lo, std::uint32_t hi) noexcept {
-  return static_cast<std::uint64_t>(lo) | (static_cast<std::uint64_t>(hi) << 32);
-}
-
 }  // namespace detail
 
 /// iq2_xxs: per 32 weights four 8-bit grid indices, then four 7-bit sign fields and a 4-bit sub-scale.
@@ -115,7 +108,7 @@ void dequant_iq2_xxs(const std::byte* src, Out* dst, std::size_t nb) noexcept {
     const std::byte* qs = src + offsetof(B, qs);
     for (int ib = 0; ib < 8; ++ib, qs += 8, dst += 32) {
       const auto aux = load_le<std::uint32_t>(qs + 4);
-      const fbatch<A> db(detail::half_step_scale(d, aux >> 28, 0.25f));
+      const fbatch<A> db(scalar::detail::half_step_scale(d, aux >> 28, 0.25f));
       for (int p = 0; p < 2; ++p) {
         const std::uint32_t signs = detail::signs_of(aux, 2 * p) | (detail::signs_of(aux, 2 * p + 1) << 8);
         detail::put_signed16<A>(dst + 16 * p, db, tables::iq2xxs_grid[load_le<std::uint8_t>(qs + 2 * p)],
@@ -136,7 +129,7 @@ void dequant_iq2_xs(const std::byte* src, Out* dst, std::size_t nb) noexcept {
     for (int ib = 0; ib < 8; ++ib) {
       const unsigned sc = load_le<std::uint8_t>(scales + ib);
       for (int p = 0; p < 2; ++p, qs += 4, dst += 16) {
-        const fbatch<A> db(detail::half_step_scale(d, (sc >> (4 * p)) & 0xFu, 0.25f));
+        const fbatch<A> db(scalar::detail::half_step_scale(d, (sc >> (4 * p)) & 0xFu, 0.25f));
         const unsigned q0 = load_le<std::uint16_t>(qs), q1 = load_le<std::uint16_t>(qs + 2);
         const std::uint32_t signs =
             std::uint32_t{tables::ksigns_iq2xs[q0 >> 9]} | (std::uint32_t{tables::ksigns_iq2xs[q1 >> 9]} << 8);
@@ -160,7 +153,7 @@ void dequant_iq2_s(const std::byte* src, Out* dst, std::size_t nb) noexcept {
       const unsigned sc = load_le<std::uint8_t>(scales + ib);
       const unsigned h = load_le<std::uint8_t>(qh + ib);
       for (int p = 0; p < 2; ++p, dst += 16) {
-        const fbatch<A> db(detail::half_step_scale(d, (sc >> (4 * p)) & 0xFu, 0.25f));
+        const fbatch<A> db(scalar::detail::half_step_scale(d, (sc >> (4 * p)) & 0xFu, 0.25f));
         const std::byte* q = qs + 4 * ib + 2 * p;
         const unsigned idx0 = load_le<std::uint8_t>(q) | (((h >> (4 * p)) & 3u) << 8);
         const unsigned idx1 = load_le<std::uint8_t>(q + 1) | (((h >> (4 * p + 2)) & 3u) << 8);
@@ -181,13 +174,13 @@ void dequant_iq3_xxs(const std::byte* src, Out* dst, std::size_t nb) noexcept {
     const std::byte* scales_and_signs = qs + 64;
     for (int ib = 0; ib < 8; ++ib, dst += 32) {
       const auto aux = load_le<std::uint32_t>(scales_and_signs + 4 * ib);
-      const fbatch<A> db(detail::half_step_scale(d, aux >> 28, 0.5f));
+      const fbatch<A> db(scalar::detail::half_step_scale(d, aux >> 28, 0.5f));
       for (int p = 0; p < 2; ++p) {
         const std::byte* q = qs + 8 * ib + 4 * p;
         const auto row = [&](int k) { return tables::iq3xxs_grid[load_le<std::uint8_t>(q + k)]; };
         const std::uint32_t signs = detail::signs_of(aux, 2 * p) | (detail::signs_of(aux, 2 * p + 1) << 8);
-        detail::put_signed16<A>(dst + 16 * p, db, detail::join_rows(row(0), row(1)), detail::join_rows(row(2), row(3)),
-                                signs);
+        detail::put_signed16<A>(dst + 16 * p, db, scalar::detail::join_rows(row(0), row(1)),
+                                scalar::detail::join_rows(row(2), row(3)), signs);
       }
     }
   }
@@ -212,7 +205,8 @@ void dequant_iq3_s(const std::byte* src, Out* dst, std::size_t nb) noexcept {
         const auto row = [&](int k) {
           return tables::iq3s_grid[load_le<std::uint8_t>(q + k) | (((h >> (4 * p + k)) & 1u) << 8)];
         };
-        detail::put_signed16<A>(dst + 16 * p, db, detail::join_rows(row(0), row(1)), detail::join_rows(row(2), row(3)),
+        detail::put_signed16<A>(dst + 16 * p, db, scalar::detail::join_rows(row(0), row(1)),
+                                scalar::detail::join_rows(row(2), row(3)),
                                 load_le<std::uint16_t>(signs + 4 * ib + 2 * p));
       }
     }
@@ -249,12 +243,9 @@ void dequant_iq1_m(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   using B = blocks::iq1_m;
   const detail::iq1_shifts<A> shifts(tables::iq1s_delta);  // ggml uses IQ1S_DELTA here too (equal to IQ1M_DELTA)
   for (std::size_t i = 0; i < nb; ++i, src += sizeof(B)) {
-    const std::byte* scales = src + offsetof(B, scales);
-    const std::uint16_t sc[4] = {load_le<std::uint16_t>(scales), load_le<std::uint16_t>(scales + 2),
-                                 load_le<std::uint16_t>(scales + 4), load_le<std::uint16_t>(scales + 6)};
-    const auto d_bits = static_cast<std::uint16_t>((sc[0] >> 12) | ((sc[1] >> 8) & 0x00F0) | ((sc[2] >> 4) & 0x0F00) |
-                                                   (sc[3] & 0xF000));
-    const float d = half_scale(d_bits);
+    const scalar::detail::iq1m_scales scales(src + offsetof(B, scales));
+    const std::uint16_t* sc = scales.sc;
+    const float d = half_scale(scales.d_bits);
     const std::byte* qs = src + offsetof(B, qs);
     const std::byte* qh = src + offsetof(B, qh);
     for (int ib = 0; ib < 8; ++ib) {

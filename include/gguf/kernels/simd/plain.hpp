@@ -115,48 +115,10 @@ inline void convert_words(const std::byte* src, Out* dst, std::size_t n) noexcep
 
 }  // namespace detail
 
-/// f64: rounded to float by the hardware conversion, which gives what the scalar kernel's checked cast
-/// gives, out-of-range values included (little-endian hosts: the doubles are read as they lie).
-template <class A, class Out = float>
-void dequant_f64(const std::byte* src, Out* dst, std::size_t n) noexcept {
-  constexpr std::size_t L = lanes<A>;
-  std::size_t i = 0;
-  if constexpr (std::endian::native == std::endian::little) {
-    for (; i + 2 * L <= n; i += 2 * L) {
-      put<A>(dst + i, load_f64_as_float<A>(src + 8 * i));
-      put<A>(dst + i + L, load_f64_as_float<A>(src + 8 * (i + L)));
-    }
-    for (; i + L <= n; i += L) put<A>(dst + i, load_f64_as_float<A>(src + 8 * i));
-  }
-  for (; i < n; ++i) {
-    float x;
-    scalar::dequant_f64(src + 8 * i, &x, 1);
-    dst[i] = narrow<Out>(x);
-  }
-}
-
-/// i64: rounded to float to nearest even, as the scalar kernel's cast (little-endian hosts, as f64).
-template <class A, class Out = float>
-void dequant_i64(const std::byte* src, Out* dst, std::size_t n) noexcept {
-  constexpr std::size_t L = lanes<A>;
-  std::size_t i = 0;
-  if constexpr (std::endian::native == std::endian::little) {
-    for (; i + 2 * L <= n; i += 2 * L) {
-      put<A>(dst + i, load_i64_as_float<A>(src + 8 * i));
-      put<A>(dst + i + L, load_i64_as_float<A>(src + 8 * (i + L)));
-    }
-    for (; i + L <= n; i += L) put<A>(dst + i, load_i64_as_float<A>(src + 8 * i));
-  }
-  for (; i < n; ++i) {
-    float x;
-    scalar::dequant_i64(src + 8 * i, &x, 1);
-    dst[i] = narrow<Out>(x);
-  }
-}
-
 namespace detail {
 
-/// The one-element types whose lanes<A> elements load as one vector: `load(p)` gives them as floats.
+/// The one-element types whose lanes<A> elements load as one vector: `load(p)` gives them as floats,
+/// two vectors a turn; the tail, and big-endian hosts, through the scalar kernel `tail`, one by one.
 template <class A, class Out, class Load>
 inline void convert_elements(const std::byte* src, Out* dst, std::size_t n, std::size_t size, Load load,
                              void (*tail)(const std::byte*, float*, std::size_t) noexcept) noexcept {
@@ -177,6 +139,21 @@ inline void convert_elements(const std::byte* src, Out* dst, std::size_t n, std:
 }
 
 }  // namespace detail
+
+/// f64: rounded to float by the hardware conversion, which gives what the scalar kernel's checked cast
+/// gives, out-of-range values included (little-endian hosts: the doubles are read as they lie).
+template <class A, class Out = float>
+void dequant_f64(const std::byte* src, Out* dst, std::size_t n) noexcept {
+  detail::convert_elements<A>(
+      src, dst, n, 8, [](const std::byte* p) { return load_f64_as_float<A>(p); }, scalar::dequant_f64);
+}
+
+/// i64: rounded to float to nearest even, as the scalar kernel's cast (little-endian hosts, as f64).
+template <class A, class Out = float>
+void dequant_i64(const std::byte* src, Out* dst, std::size_t n) noexcept {
+  detail::convert_elements<A>(
+      src, dst, n, 8, [](const std::byte* p) { return load_i64_as_float<A>(p); }, scalar::dequant_i64);
+}
 
 /// f32: a copy for float outputs; else each float rounded in registers.
 template <class A, class Out = float>
