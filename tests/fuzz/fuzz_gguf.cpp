@@ -1,7 +1,8 @@
 // gguf-fuzz: the whole reader on arbitrary bytes. Parses the input, checks what the parser allocated
 // against the input's size, walks every key, value, array item and nested array through every typed
-// accessor, and dequantizes every tensor with the scalar kernels and every instruction set's kernels,
-// which must agree bit for bit. Any crash, sanitizer report or broken invariant (a trap) is a finding.
+// accessor, and dequantizes every tensor with the scalar kernels and every instruction set's kernels (to
+// float, f16 and bf16), which must agree bit for bit. Any crash, sanitizer report or broken invariant (a trap) is a
+// finding.
 //
 // Built as a libFuzzer target (GGUF_BUILD_FUZZERS=ON, clang) and, with replay_main.cpp, as a plain
 // program that runs the seed corpus through the same code in every build (ctest `fuzz.seeds`).
@@ -181,6 +182,8 @@ constexpr std::size_t chunk_weights = 4096;
 constexpr std::uint64_t max_weights_per_input = std::uint64_t{1} << 21;  // keep every input fast
 
 float reference[chunk_weights], candidate[chunk_weights];
+gguf::f16 half_candidate[chunk_weights];
+gguf::bf16 bf16_candidate[chunk_weights];
 
 // Bit for bit, except that any NaN matches any NaN: IEEE 754 leaves the sign and payload of a NaN
 // result open, and a kernel may multiply in another order than the scalar twin (tests/test_simd.cpp
@@ -189,6 +192,20 @@ bool same_bits(const float* a, const float* b, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i) {
     if (std::isnan(a[i]) && std::isnan(b[i])) continue;
     if (std::bit_cast<std::uint32_t>(a[i]) != std::bit_cast<std::uint32_t>(b[i])) return false;
+  }
+  return true;
+}
+
+// Half outputs: the reference floats rounded (to_f16 / to_bf16), any NaN for a NaN.
+template <class Half>
+bool same_rounded(const float* ref, const Half* got, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const Half want = gguf::kernels::narrow<Half>(ref[i]);
+    if (std::isnan(ref[i])) {
+      if (!std::isnan(gguf::to_float(got[i]))) return false;
+    } else if (got[i] != want) {
+      return false;
+    }
   }
   return true;
 }
@@ -211,6 +228,14 @@ void dequantize_tensor(const gguf::tensor_info& t, std::uint64_t& budget) {
         std::memset(candidate, 0xA5, sizeof candidate);
         k(src, candidate, nb);
         FUZZ_CHECK(same_bits(reference, candidate, nw));
+      }
+      if (const gguf::dequant_fn_to<gguf::f16> k = gguf::dispatch::kernel_to<gguf::f16>(t.type, i)) {
+        k(src, half_candidate, nb);
+        FUZZ_CHECK(same_rounded(reference, half_candidate, nw));
+      }
+      if (const gguf::dequant_fn_to<gguf::bf16> k = gguf::dispatch::kernel_to<gguf::bf16>(t.type, i)) {
+        k(src, bf16_candidate, nb);
+        FUZZ_CHECK(same_rounded(reference, bf16_candidate, nw));
       }
     }
     FUZZ_CHECK(gguf::dequantize(t.type, std::span(src, nb * tt.type_size), std::span(candidate, nw)));
