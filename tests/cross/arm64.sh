@@ -17,17 +17,30 @@ flags=(-std=c++20 -O2 -static -Wall -Wextra -Wpedantic -Werror -Wno-restrict
        -I"$root/include" -I"$root/tests" -I"$root/examples" -isystem "$out/include"
        -DGGUF_TEST_DATA_DIR="\"$root/tests/data\"")
 cd "$root/tests"
-echo "building gguf-tests for arm64"
-"$cxx" "${flags[@]}" test_main.cpp test_format.cpp test_validation.cpp test_allocation.cpp test_real_files.cpp \
-  test_json.cpp test_mapped_file.cpp test_dequant.cpp test_damaged_files.cpp test_errors.cpp test_print.cpp test_writer.cpp test_save.cpp \
-  -o "$out/gguf-tests" &
-echo "building gguf-simd-tests for arm64"
-"$cxx" "${flags[@]}" -DGGUF_RUNTIME_DISPATCH=1 -DGGUF_DISPATCH_NEON64 test_main.cpp test_simd.cpp \
-  "$root/src/dispatch/select.cpp" -o "$out/gguf-simd-tests" &
-wait %1 && wait %2
-echo "building gguf-fuzz-replay for arm64"
-"$cxx" "${flags[@]}" -DGGUF_RUNTIME_DISPATCH=1 -DGGUF_DISPATCH_NEON64 fuzz/fuzz_gguf.cpp fuzz/replay_main.cpp \
-  "$root/src/dispatch/select.cpp" -o "$out/gguf-fuzz-replay"
+# One object per source, as many at a time as there are cores (g++ given several sources compiles them
+# one after another): gguf-tests header-only, the rest through the dispatch selector.
+plain=(test_main test_format test_validation test_allocation test_real_files test_json test_mapped_file test_dequant
+       test_damaged_files test_errors test_print test_writer test_save)
+dispatch=(test_main test_simd ../src/dispatch/select fuzz/fuzz_gguf fuzz/replay_main)
+mkdir -p "$out/plain" "$out/dispatch"
+compile() {  # MODE SOURCE (without .cpp)
+  local extra=()
+  [[ $1 == dispatch ]] && extra=(-DGGUF_RUNTIME_DISPATCH=1 -DGGUF_DISPATCH_NEON64)
+  "$cxx" "${flags[@]}" "${extra[@]}" -c "$2.cpp" -o "$out/$1/$(basename "$2").o"
+}
+echo "compiling ${#plain[@]} + ${#dispatch[@]} sources for arm64"
+pids=()
+for job in "${plain[@]/#/plain:}" "${dispatch[@]/#/dispatch:}"; do
+  while (( $(jobs -rp | wc -l) >= $(nproc) )); do wait -n; done
+  compile "${job%%:*}" "${job#*:}" &
+  pids+=($!)
+done
+for p in "${pids[@]}"; do wait "$p"; done  # each compile's status: set -e stops at the first failure
+objs() { local d=$1; shift; for f in "$@"; do printf '%s\n' "$out/$d/$(basename "$f").o"; done; }
+mapfile -t tests < <(objs plain "${plain[@]}")
+"$cxx" "${flags[@]}" "${tests[@]}" -o "$out/gguf-tests"
+"$cxx" "${flags[@]}" "$out/dispatch/"{test_main,test_simd,select}.o -o "$out/gguf-simd-tests"
+"$cxx" "${flags[@]}" "$out/dispatch/"{fuzz_gguf,replay_main,select}.o -o "$out/gguf-fuzz-replay"
 qemu-aarch64-static "$out/gguf-tests"
 qemu-aarch64-static "$out/gguf-simd-tests" -s -tc="the instruction sets*"
 qemu-aarch64-static "$out/gguf-simd-tests"
