@@ -3,6 +3,7 @@
 
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 
 #include "gguf/kernels/tables.hpp"
@@ -52,6 +53,55 @@ inline constexpr mxfp4_tiny_products mxfp4_tiny = [] {
     for (int k = 0; k < 16; ++k) t.v[e][k] = static_cast<float>(kvalues_mxfp4[static_cast<std::size_t>(k)]) * scale;
   }
   return t;
+}();
+
+/**
+ * Grid rows as floats, `W` per row (8 for the iq2 grids, 4 for iq3's): what the SIMD kernels of the
+ * grid types multiply straight from memory. Every byte is a small integer, so float(byte) is exact and
+ * these are the very values ggml's dequantizers convert each time.
+ */
+template <std::size_t N, std::size_t W>
+struct float_rows {
+  alignas(64) float v[N][W];  ///< v[row][j]: value j of the row
+};
+
+/** The rows of a grid of 8 unsigned bytes per row (byte j of the little-endian word is value j). */
+template <std::size_t N>
+constexpr float_rows<N, 8> widen_rows(const std::array<std::uint64_t, N>& grid) noexcept {
+  float_rows<N, 8> r{};
+  for (std::size_t i = 0; i < N; ++i) {
+    for (std::size_t j = 0; j < 8; ++j) r.v[i][j] = static_cast<float>((grid[i] >> (8 * j)) & 0xFFu);
+  }
+  return r;
+}
+/** The rows of a grid of 4 unsigned bytes per row. */
+template <std::size_t N>
+constexpr float_rows<N, 4> widen_rows(const std::array<std::uint32_t, N>& grid) noexcept {
+  float_rows<N, 4> r{};
+  for (std::size_t i = 0; i < N; ++i) {
+    for (std::size_t j = 0; j < 4; ++j) r.v[i][j] = static_cast<float>((grid[i] >> (8 * j)) & 0xFFu);
+  }
+  return r;
+}
+
+/// iq2xxs_grid as floats (8 KiB)
+inline constexpr float_rows<256, 8> iq2xxs_rows = widen_rows(iq2xxs_grid);
+/// iq2xs_grid as floats (16 KiB)
+inline constexpr float_rows<512, 8> iq2xs_rows = widen_rows(iq2xs_grid);
+/// iq3xxs_grid as floats (4 KiB)
+inline constexpr float_rows<256, 4> iq3xxs_rows = widen_rows(iq3xxs_grid);
+
+/**
+ * Per 7-bit sign field f of iq2_xxs, iq2_xs and iq3_xxs, the 8 factors ggml multiplies by: -1.0f where
+ * bit j of ksigns_iq2xs[f] (the field, its 8th sign restoring even parity) is set, else 1.0f (4 KiB).
+ * Multiplying by them, rather than flipping sign bits, keeps even a NaN's bits as ggml's.
+ */
+inline constexpr float_rows<128, 8> sign7_rows = [] {
+  float_rows<128, 8> r{};
+  for (std::size_t f = 0; f < 128; ++f) {
+    for (unsigned j = 0; j < 8; ++j) r.v[f][j] = ((ksigns_iq2xs[f] >> j) & 1u) != 0 ? -1.0f : 1.0f;
+  }
+  return r;
 }();
 
 }  // namespace tables

@@ -138,6 +138,10 @@ struct swar_arch_t<A, std::enable_if_t<is_avx512<A>>> {
 template <class A>
 using swar_arch = typename swar_arch_t<A>::type;
 
+/// The batch a grid row of 8 floats fills: 256 bits on AVX-512 too (one row a load, no joining of two
+/// rows into one register), else A.
+template <class A>
+using row_arch = swar_arch<A>;
 /// Bytes assembled in a swar_arch register widen straight from it (AVX-512: two 16-lane batches per
 /// 32 bytes, three instructions and no memory). Elsewhere a widening load is one instruction, cheaper
 /// than widening from a register, so the bytes go through a small buffer.

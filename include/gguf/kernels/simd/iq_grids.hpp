@@ -7,6 +7,7 @@
 #include "gguf/format/blocks.hpp"
 #include "gguf/kernels/scalar/iq_quants.hpp"
 #include "gguf/kernels/simd/ops.hpp"
+#include "gguf/kernels/derived_tables.hpp"
 #include "gguf/kernels/tables.hpp"
 
 GGUF_SIMD_DIAGNOSTICS_PUSH
@@ -20,16 +21,25 @@ namespace kernels::simd {
 //
 // The crux is the grid lookup: 256 to 2048 rows of 8 bytes (2 to 16 KiB) fit no register, so no
 // in-register table lookup (pshufb, vpermps, tbl) can do it. What remains is a load per row, and the
-// question is only how the rows reach a vector. Two scalar 64-bit loads per 16 weights, joined in one
-// register and widened in it (ops.hpp's bytes16), beat a gather: on the AVX-512 machine of the README
-// (AMD EPYC), iq2_xxs ran at 10-13 G weights/s this way against 6-7 with vpgatherdq of 8 rows (one per
-// 8 weights, then the same widening from the gathered register), since the gather costs more uops and
-// latency than the scalar loads it replaces, which issue several a cycle and hit L1 (the grids are hot).
-// SSE and NEON have no gather anyway. So every ISA runs the same code: per two groups, two row loads,
-// one widening, one convert-multiply per vector, and the signs applied as one xor into the sign bits
-// (ops.hpp's flip_signs: a masked xor on AVX-512):
-//  - iq2/iq3: the scalar kernel computes db * float(g) * (+-1.0f); times -1 only flips the sign bit, so
-//    the xor gives its bits (a NaN's sign may differ, which no comparison of NaNs sees).
+// question is only what is loaded and how it reaches a vector. Measured on the AVX-512 machine of the
+// README (AMD EPYC, Zen 4), on the benchmark's random blocks:
+//  - a gather (vpgatherdq of 8 rows, then the widening) ran at about half the speed of scalar loads:
+//    it costs more uops and latency than the loads it replaces, which issue several a cycle and hit L1;
+//  - with scalar loads the kernels are bound by instruction count, the integer work of the indices
+//    included, not by the vector work. So for the grids small enough to stay in L1 beside the output
+//    stream (iq2_xxs 8 KiB, iq2_xs 16 KiB, iq3_xxs 4 KiB as floats), the rows are kept as floats
+//    (tables::float_rows) and so are the signs (sign7_rows: the +-1.0f factors per 7-bit field): per
+//    8 weights one multiply by the row and one by the signs, both straight from memory, in ggml's order
+//    (db * g * s), each index scaled by the shift that extracts it (row_of). +14% over widening bytes.
+//    For iq2_s (32 KiB as floats) and iq3_s the float rows ran 8-9% slower (L1 misses; the split
+//    indices' extra integer work), and iq1's grid would be 64 KiB: these widen the byte rows in
+//    registers, two rows per 16 weights (ops.hpp's bytes16), the signs one xor into the sign bits
+//    (flip_signs: a masked xor on AVX-512).
+// On AVX-512 the float rows are multiplied in 256-bit halves (a row is 8 floats); half outputs join two
+// halves first, as one 16-lane conversion costs less than two of 8. SSE and NEON have no gather anyway
+// and run the same code four lanes at a time.
+//  - iq2/iq3 by bytes: the scalar kernel computes db * float(g) * (+-1.0f); times -1 only flips the sign
+//    bit, so the xor gives its bits (a NaN's sign may differ, which no comparison of NaNs sees).
 //  - iq1: dl * (float(g) + delta), the delta and its sign per group folded into one vector added to the
 //    widened bytes (iq1_shifts: one of 4 patterns per two groups), then the multiply, as the scalar
 //    kernel orders them (an add then a multiply: nothing an FMA could fuse).
@@ -92,9 +102,88 @@ inline void put_iq1_16(Out* y, const fbatch<A>& dl, std::uint64_t row0, std::uin
   for (std::size_t k = 0; k < 16 / L; ++k) put<A>(y + k * L, (to_float<A>(g[k]) + shift[k]) * dl);
 }
 
-/// The sign byte of a 7-bit iq2_xxs/iq3_xxs field, its 8th sign restoring even parity.
-inline std::uint32_t signs_of(std::uint32_t aux, int field) noexcept {
-  return tables::ksigns_iq2xs[(aux >> (7 * field)) & 127];
+/**
+ * 8 weights of the iq2/iq3 types from float rows: db * row[j] * sign[j], multiplied in ggml's order,
+ * both operands straight from memory (tables::float_rows), in batches of row_arch<A>.
+ */
+template <class A>
+inline fbatch<row_arch<A>> row8_times(const fbatch<row_arch<A>>& db, const float* row, const float* sign) noexcept {
+  using R = row_arch<A>;
+  return fbatch<R>::load_aligned(row) * db * fbatch<R>::load_aligned(sign);
+}
+
+/**
+ * 16 weights of the iq2 types, two rows of 8 (row_of) with their sign factors, stored as `Out`. On
+ * AVX-512 the rows are computed in 256-bit halves; half outputs join them first, since one 16-lane
+ * conversion is cheaper than two of 8.
+ */
+template <class A, class Out>
+inline void put_rows8x2(Out* y, const fbatch<row_arch<A>>& db, const float* row0, const float* sign0, const float* row1,
+                        const float* sign1) noexcept {
+  using R = row_arch<A>;
+  if constexpr (lanes<R> == 8) {
+    const fbatch<R> lo = row8_times<A>(db, row0, sign0), hi = row8_times<A>(db, row1, sign1);
+    if constexpr (is_avx512<A> && !std::is_same_v<Out, float>) {
+      put<A>(y, join_rows<A>(lo, hi));
+    } else {
+      put<R>(y, lo);
+      put<R>(y + 8, hi);
+    }
+  } else {
+    static_assert(lanes<R> == 4);
+    const float* rows[2] = {row0, row1};
+    const float* signs[2] = {sign0, sign1};
+    for (int r = 0; r < 2; ++r) {
+      for (int k = 0; k < 2; ++k) {
+        put<R>(y + 8 * r + 4 * k,
+               fbatch<R>::load_aligned(rows[r] + 4 * k) * db * fbatch<R>::load_aligned(signs[r] + 4 * k));
+      }
+    }
+  }
+}
+
+/**
+ * Row `(word >> Shift) & Mask` of float_rows `t` (W = 8 or 4 floats per row), the index times W made by
+ * the shift itself: one shift and one mask, and the address a scaled index. Two integer instructions
+ * where the plain expression costs three or four; this integer work, not the vector work, is what
+ * bounds these kernels.
+ */
+template <unsigned Shift, std::uint32_t Mask, std::size_t N, std::size_t W>
+inline const float* row_of(const tables::float_rows<N, W>& t, std::uint32_t word) noexcept {
+  constexpr unsigned up = W == 8 ? 3 : 2;
+  static_assert(W == (1u << up));
+  std::uint32_t i;
+  if constexpr (Shift >= up) {
+    i = (word >> (Shift - up)) & (Mask << up);
+  } else {
+    i = (word << (up - Shift)) & (Mask << up);
+  }
+  return t.v[0] + i;
+}
+
+/**
+ * 16 weights of the iq3 types: four 4-float rows, r[0] r[1] under sign factors s0 and r[2] r[3] under
+ * s1, times db in ggml's order; on 8 lanes each pair of rows joined in one register first.
+ */
+template <class A, class Out>
+inline void put_rows4x4(Out* y, const fbatch<row_arch<A>>& db, const float* const* r, const float* s0,
+                        const float* s1) noexcept {
+  using R = row_arch<A>;
+  if constexpr (lanes<R> == 8) {
+    const fbatch<R> lo = load_row_pair<R>(r[0], r[1]) * db * fbatch<R>::load_aligned(s0);
+    const fbatch<R> hi = load_row_pair<R>(r[2], r[3]) * db * fbatch<R>::load_aligned(s1);
+    if constexpr (is_avx512<A> && !std::is_same_v<Out, float>) {
+      put<A>(y, join_rows<A>(lo, hi));
+    } else {
+      put<R>(y, lo);
+      put<R>(y + 8, hi);
+    }
+  } else {
+    static_assert(lanes<R> == 4);
+    for (int k = 0; k < 4; ++k) {
+      put<R>(y + 4 * k, fbatch<R>::load_aligned(r[k]) * db * fbatch<R>::load_aligned((k < 2 ? s0 : s1) + 4 * (k % 2)));
+    }
+  }
 }
 
 }  // namespace detail
@@ -106,14 +195,17 @@ void dequant_iq2_xxs(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   for (std::size_t i = 0; i < nb; ++i, src += sizeof(B)) {
     const float d = half_scale(src + offsetof(B, d));
     const std::byte* qs = src + offsetof(B, qs);
-    for (int ib = 0; ib < 8; ++ib, qs += 8, dst += 32) {
+    for (int ib = 0; ib < 8; ++ib, qs += 8) {
       const auto aux = load_le<std::uint32_t>(qs + 4);
-      const fbatch<A> db(scalar::detail::half_step_scale(d, aux >> 28, 0.25f));
-      for (int p = 0; p < 2; ++p) {
-        const std::uint32_t signs = detail::signs_of(aux, 2 * p) | (detail::signs_of(aux, 2 * p + 1) << 8);
-        detail::put_signed16<A>(dst + 16 * p, db, tables::iq2xxs_grid[load_le<std::uint8_t>(qs + 2 * p)],
-                                tables::iq2xxs_grid[load_le<std::uint8_t>(qs + 2 * p + 1)], signs);
-      }
+      const fbatch<row_arch<A>> db(scalar::detail::half_step_scale(d, aux >> 28, 0.25f));
+      const auto idx = load_le<std::uint32_t>(qs);
+      unroll<2>([&](auto p) {
+        detail::put_rows8x2<A>(dst + 16 * p, db, detail::row_of<16 * p, 255>(tables::iq2xxs_rows, idx),
+                               detail::row_of<14 * p, 127>(tables::sign7_rows, aux),
+                               detail::row_of<16 * p + 8, 255>(tables::iq2xxs_rows, idx),
+                               detail::row_of<14 * p + 7, 127>(tables::sign7_rows, aux));
+      });
+      dst += 32;
     }
   }
 }
@@ -128,13 +220,15 @@ void dequant_iq2_xs(const std::byte* src, Out* dst, std::size_t nb) noexcept {
     const std::byte* scales = src + offsetof(B, scales);
     for (int ib = 0; ib < 8; ++ib) {
       const unsigned sc = load_le<std::uint8_t>(scales + ib);
-      for (int p = 0; p < 2; ++p, qs += 4, dst += 16) {
-        const fbatch<A> db(scalar::detail::half_step_scale(d, (sc >> (4 * p)) & 0xFu, 0.25f));
-        const unsigned q0 = load_le<std::uint16_t>(qs), q1 = load_le<std::uint16_t>(qs + 2);
-        const std::uint32_t signs =
-            std::uint32_t{tables::ksigns_iq2xs[q0 >> 9]} | (std::uint32_t{tables::ksigns_iq2xs[q1 >> 9]} << 8);
-        detail::put_signed16<A>(dst, db, tables::iq2xs_grid[q0 & 511], tables::iq2xs_grid[q1 & 511], signs);
-      }
+      unroll<2>([&](auto p) {
+        const fbatch<row_arch<A>> db(scalar::detail::half_step_scale(d, (sc >> (4 * p)) & 0xFu, 0.25f));
+        const auto w = load_le<std::uint32_t>(qs);  // two groups' words
+        detail::put_rows8x2<A>(
+            dst, db, detail::row_of<0, 511>(tables::iq2xs_rows, w), detail::row_of<9, 127>(tables::sign7_rows, w),
+            detail::row_of<16, 511>(tables::iq2xs_rows, w), detail::row_of<25, 127>(tables::sign7_rows, w));
+        qs += 4;
+        dst += 16;
+      });
     }
   }
 }
@@ -174,14 +268,15 @@ void dequant_iq3_xxs(const std::byte* src, Out* dst, std::size_t nb) noexcept {
     const std::byte* scales_and_signs = qs + 64;
     for (int ib = 0; ib < 8; ++ib, dst += 32) {
       const auto aux = load_le<std::uint32_t>(scales_and_signs + 4 * ib);
-      const fbatch<A> db(scalar::detail::half_step_scale(d, aux >> 28, 0.5f));
-      for (int p = 0; p < 2; ++p) {
-        const std::byte* q = qs + 8 * ib + 4 * p;
-        const auto row = [&](int k) { return tables::iq3xxs_grid[load_le<std::uint8_t>(q + k)]; };
-        const std::uint32_t signs = detail::signs_of(aux, 2 * p) | (detail::signs_of(aux, 2 * p + 1) << 8);
-        detail::put_signed16<A>(dst + 16 * p, db, scalar::detail::join_rows(row(0), row(1)),
-                                scalar::detail::join_rows(row(2), row(3)), signs);
-      }
+      const fbatch<row_arch<A>> db(scalar::detail::half_step_scale(d, aux >> 28, 0.5f));
+      const std::uint32_t q[2] = {load_le<std::uint32_t>(qs + 8 * ib), load_le<std::uint32_t>(qs + 8 * ib + 4)};
+      unroll<2>([&](auto p) {  // groups 2p and 2p + 1: the four index bytes of q[p]
+        const float* rows[4] = {
+            detail::row_of<0, 255>(tables::iq3xxs_rows, q[p]), detail::row_of<8, 255>(tables::iq3xxs_rows, q[p]),
+            detail::row_of<16, 255>(tables::iq3xxs_rows, q[p]), detail::row_of<24, 255>(tables::iq3xxs_rows, q[p])};
+        detail::put_rows4x4<A>(dst + 16 * p, db, rows, detail::row_of<14 * p, 127>(tables::sign7_rows, aux),
+                               detail::row_of<14 * p + 7, 127>(tables::sign7_rows, aux));
+      });
     }
   }
 }

@@ -475,6 +475,37 @@ inline void bytes16(std::uint64_t lo, std::uint64_t hi, ibatch<A>* out) noexcept
 }
 
 /**
+ * Two batches of row_arch<A> (8 lanes) as one AVX-512 batch, lo in lanes 0-7: one insert. For the
+ * kernels that compute in 8-lane rows but store half outputs, whose 16-lane conversion is the cheaper.
+ */
+template <class A>
+inline fbatch<A> join_rows([[maybe_unused]] const fbatch<row_arch<A>>& lo,
+                           [[maybe_unused]] const fbatch<row_arch<A>>& hi) noexcept {
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if constexpr (is_avx512<A>) {
+    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
+  }
+#endif
+  static_assert(is_avx512<A>, "only AVX-512 joins two 8-lane rows");
+  return fbatch<A>(0.0f);
+}
+
+/**
+ * Two 4-float rows at lo and hi (16-byte aligned) as one 8-lane batch, lo in lanes 0-3: one load and
+ * one insert from memory. Only for 8-lane batches (AVX2, and row_arch of AVX-512).
+ */
+template <class A>
+inline fbatch<A> load_row_pair(const float* lo, const float* hi) noexcept {
+  static_assert(lanes<A> == 8, "an 8-lane batch");
+#if defined(__AVX__)
+  return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(lo)), _mm_load_ps(hi), 1);
+#else
+  alignas(32) float t[8] = {lo[0], lo[1], lo[2], lo[3], hi[0], hi[1], hi[2], hi[3]};
+  return fbatch<A>::load_aligned(t);
+#endif
+}
+
+/**
  * Lane i = all ones if bit i of `word` is set, else 0 (bits 0 to lanes<A> - 1): one bit per weight made
  * a lane mask, for the 1-bit types. (A masked move on AVX-512; and + compare on AVX2, SSE and NEON.)
  */
