@@ -5,7 +5,7 @@ For every type the library quantizes, without and with importance weights, a few
 (row lengths: one block, a few blocks, a length that is not a multiple of 256 for the 32-weight types).
 A case is three tensors: `<case>.src` (the f32 rows, shape [n, rows]), `<case>.importance` (f32, one
 weight per column; only with weights) and `<case>.q` (ggml_quantize_chunk's bytes, in the quantized type,
-shape [n, rows]). The metadata key `quantize.kinds.<case>` names each row's kind. The rows cycle through
+the same shape). The metadata key `quantize.kinds.<case>` names each row's kind. The rows cycle through
 the kinds of quantize_agreement.py (Gaussian, zeros, NaN, Inf, subnormal, 1e30 / FLT_MAX, constant,
 outlier, negative only, a mix), so every type meets every kind.
 
@@ -61,10 +61,11 @@ def main():
                 imat = qa.f32(qa.make_weights(rng, n)) if weighted else None
                 q = g.quantize_chunk(t, data, n, imat)
                 w.kvs.append(("quantize.kinds." + case, "string", ",".join(kinds)))
-                w.tensors.append((case + ".src", f32, [n, rows], data))
+                shape = [n, rows] if rows > 1 else [n]  # ggml drops a trailing 1: the file is in its layout
+                w.tensors.append((case + ".src", f32, shape, data))
                 if imat is not None:
                     w.tensors.append((case + ".importance", f32, [n], imat))
-                w.tensors.append((case + ".q", t, [n, rows], q))
+                w.tensors.append((case + ".q", t, shape, q))
     os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
     w.write(out)
     print("%s: %d tensors, %d bytes" % (out, len(w.tensors), os.path.getsize(out)))

@@ -236,7 +236,7 @@ inline float make_qkx_quants(int n, int nmax, const float* x, const float* weigh
                              std::uint8_t* Laux, float rmin, float rdelta, int nstep, bool use_mad) noexcept {
   float min = x[0], max = x[0];
   float sum_w = weights[0];
-  float sum_x = sum_w * x[0];
+  float sum_x = mul(sum_w, x[0]);
   for (int i = 1; i < n; ++i) {
     if (x[i] < min) min = x[i];
     if (x[i] > max) max = x[i];
@@ -378,7 +378,8 @@ inline float sum_of_squares(const float* x, std::size_t n) noexcept {
  * row's (or super-block's) mean square as the caller computed it.
  */
 inline void importance_weights(const float* qw, const float* x, int n, float sigma2, float* out) noexcept {
-  for (int j = 0; j < n; ++j) out[j] = qw[j] * std::sqrt(sigma2 + mul(x[j], x[j]));
+  // Opaque too: the caller sums them, and a product must not fuse into that sum either.
+  for (int j = 0; j < n; ++j) out[j] = mul(qw[j], std::sqrt(sigma2 + mul(x[j], x[j])));
 }
 
 }  // namespace quant

@@ -43,7 +43,7 @@ inline void requantize_q2_K(const float* x, const std::byte* scales, float d, fl
     const auto sc = load_le<std::uint8_t>(scales + j);
     const float dl = d * static_cast<float>(sc & 0xF);
     if (dl == 0) continue;
-    const float ml = dmin * static_cast<float>(sc >> 4);
+    const float ml = mul(dmin, sc >> 4);  // exact (11 x 4 bits), yet kept unfused as ggml computes it
     for (int ii = 0; ii < 16; ++ii) L[16 * j + ii] = low_byte(clamp(nearest_int((x[16 * j + ii] + ml) / dl), 0, 3));
   }
 }
@@ -131,7 +131,7 @@ inline void requantize_k4(const float* x, const std::byte* y, int nmax, std::uin
     unpack_k4_scale(j, s, sc, m);
     const float dl = d * static_cast<float>(sc);
     if (dl == 0) continue;
-    const float ml = dmin * static_cast<float>(m);
+    const float ml = mul(dmin, m);
     for (int ii = 0; ii < 32; ++ii) {
       L[32 * j + ii] = low_byte(clamp(nearest_int((x[32 * j + ii] + ml) / dl), 0, nmax));
     }
