@@ -35,6 +35,7 @@
 #include "gguf/diagnose.hpp"
 #include "gguf/compare.hpp"
 #include "gguf/dequantize.hpp"
+#include "gguf/quantize.hpp"
 #include "gguf/parallel.hpp"
 #include "gguf/print.hpp"
 

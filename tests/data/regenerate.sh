@@ -76,4 +76,7 @@ mkdir -p "$fx"
 for n in quants raw v1-be v2-4d; do cp "$tmp/$n.gguf" "$fx/$n.gguf"; done
 rm -rf "$tmp"
 
+# quantization golden file
+python3 "$root/tests/oracle/make_quantize_golden.py" "$shared" "$data/quantize/golden-a.gguf"
+
 echo "tests/data regenerated"

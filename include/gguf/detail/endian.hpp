@@ -75,6 +75,19 @@ inline T load_le(const std::byte* p) noexcept {
   return load<T, std::endian::little>(p);
 }
 
+/**
+ * Store the scalar `v` little-endian at `p` (any alignment): the one writer of block fields (the quantizers),
+ * the mirror of `load_le`.
+ */
+template <class T>
+inline void store_le(std::byte* p, T v) noexcept {
+  static_assert(std::is_trivially_copyable_v<T>);
+  using U = typename unsigned_of_size<sizeof(T)>::type;
+  U u = std::bit_cast<U>(v);
+  if constexpr (std::endian::native != std::endian::little) u = byteswap_unsigned(u);
+  std::memcpy(p, &u, sizeof(U));
+}
+
 static_assert(std::endian::native == std::endian::little || std::endian::native == std::endian::big,
               "mixed-endian hosts are not supported");
 

@@ -1,0 +1,228 @@
+#ifndef GGUF_KERNELS_SCALAR_QUANTIZE_NONLINEAR_HPP
+#define GGUF_KERNELS_SCALAR_QUANTIZE_NONLINEAR_HPP
+
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "gguf/format/blocks.hpp"
+#include "gguf/kernels/float_formats.hpp"
+#include "gguf/kernels/scalar/quantize/common.hpp"
+#include "gguf/kernels/tables.hpp"
+
+GGUF_KERNELS_BEGIN_NAMESPACE
+namespace kernels::scalar {
+
+// The types whose 4-bit codes index a table of non-uniform levels: iq4_nl and iq4_xs (ggml's
+// kvalues_iq4nl, a scale searched per 32 weights) and the 4-bit floats mxfp4 and nvfp4 (E2M1 levels
+// against a power-of-two or UE4M3 scale, each weight the nearest level; importance weights ignored).
+
+namespace quant {
+
+/**
+ * iq4_nl / iq4_xs, one super-block of `sb` weights in sub-blocks of 32 (ggml's quantize_row_iq4_nl_impl
+ * with ntry 7, what ggml_quantize_chunk runs with and without weights): per sub-block a least-squares
+ * scale over 16 trial inverse scales; for iq4_xs the sub-block scales are then rounded to 6 bits against
+ * d = -max_scale / 32 and the weights re-chosen. Writes the half d at `dh`, the nibbles at `q4`, and for
+ * iq4_xs the scale bits at `scales_h` / `scales_l`.
+ */
+inline void iq4_super_block(int sb, const float* x, const float* qw, std::byte* dh, std::byte* q4, std::byte* scales_h,
+                            std::byte* scales_l) noexcept {
+  constexpr int ntry = 7;
+  const std::int8_t* values = tables::kvalues_iq4nl.data();
+  const float v0 = static_cast<float>(values[0]);
+  const float sigma2 = sum_of_squares(x, static_cast<std::size_t>(sb)) * (2.f / static_cast<float>(sb));
+  std::uint8_t L[qk_k];
+  float scales[qk_k / 32] = {}, weight[32];
+  float max_scale = 0, amax_scale = 0;
+  const int nb = sb / 32;
+  for (int ib = 0; ib < nb; ++ib) {
+    const float* xb = x + 32 * ib;
+    std::uint8_t* Lb = L + 32 * ib;
+    if (qw) {
+      importance_weights(qw + 32 * ib, xb, 32, sigma2, weight);
+    } else {
+      for (int j = 0; j < 32; ++j) weight[j] = xb[j] * xb[j];
+    }
+    float amax = 0;
+    const float max = signed_amax(xb, 32, &amax);
+    if (amax < group_max_eps) {
+      scales[ib] = 0;
+      continue;
+    }
+    float d = -max / v0;
+    float id = 1 / d;
+    float sumqx = 0, sumq2 = 0;
+    for (int j = 0; j < 32; ++j) {
+      const int l = best_index_int8(16, values, id * xb[j]);
+      Lb[j] = static_cast<std::uint8_t>(l);
+      const float q = static_cast<float>(values[l]);
+      sumqx += mul(weight[j] * q, xb[j]);
+      sumq2 += mul(weight[j] * q, q);
+    }
+    d = sumq2 > 0 ? sumqx / sumq2 : 0.f;
+    float best = d * sumqx;
+    for (int itry = -ntry; itry <= ntry; ++itry) {
+      id = static_cast<float>(itry + values[0]) / max;
+      sumqx = sumq2 = 0;
+      for (int j = 0; j < 32; ++j) {
+        const float q = static_cast<float>(values[best_index_int8(16, values, id * xb[j])]);
+        sumqx += mul(weight[j] * q, xb[j]);
+        sumq2 += mul(weight[j] * q, q);
+      }
+      if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
+        d = sumqx / sumq2;
+        best = d * sumqx;
+      }
+    }
+    scales[ib] = d;
+    if (std::fabs(d) > amax_scale) {
+      amax_scale = std::fabs(d);
+      max_scale = d;
+    }
+  }
+  if (nb > 1) {
+    const float d = -max_scale / 32;
+    store_half(dh, d);
+    const float id = d != 0 ? 1 / d : 0.f;
+    std::uint16_t sh = 0;
+    std::uint8_t sl[qk_k / 64] = {};
+    for (int ib = 0; ib < nb; ++ib) {
+      int l = nearest_int(id * scales[ib]);
+      l = l < -32 ? -32 : (l > 31 ? 31 : l);
+      const float dl = d * static_cast<float>(l);
+      const float idl = dl != 0 ? 1 / dl : 0.f;
+      for (int j = 0; j < 32; ++j)
+        L[32 * ib + j] = static_cast<std::uint8_t>(best_index_int8(16, values, idl * x[32 * ib + j]));
+      l += 32;
+      const auto lo = static_cast<unsigned>(l & 0xF), hi = static_cast<unsigned>(l >> 4);
+      sl[ib / 2] = static_cast<std::uint8_t>(sl[ib / 2] | (ib % 2 == 0 ? lo : lo << 4));
+      sh = static_cast<std::uint16_t>(sh | (hi << (2 * (ib % 8))));
+    }
+    store_le<std::uint16_t>(scales_h, sh);
+    std::memcpy(scales_l, sl, static_cast<std::size_t>(nb / 2));
+  } else {
+    store_half(dh, scales[0]);
+    const float id = scales[0] != 0 ? 1 / scales[0] : 0;
+    for (int j = 0; j < sb; ++j) L[j] = static_cast<std::uint8_t>(best_index_int8(16, values, id * x[j]));
+  }
+  for (int i = 0; i < sb / 32; ++i) {
+    for (int j = 0; j < 16; ++j) {
+      store_le<std::uint8_t>(q4 + 16 * i + j, static_cast<std::uint8_t>(L[32 * i + j] | (L[32 * i + 16 + j] << 4)));
+    }
+  }
+}
+
+/// The E2M1 level (doubled, ggml's kvalues_mxfp4) nearest to x / (2 e), the first of equals; NaN gives 0.
+inline std::uint8_t nearest_e2m1(float x, float e) noexcept {
+  int best = 0;
+  float best_err = std::fabs(mul(static_cast<float>(tables::kvalues_mxfp4[0]), e) - x);
+  for (int i = 1; i < 16; ++i) {
+    const float err = std::fabs(mul(static_cast<float>(tables::kvalues_mxfp4[static_cast<std::size_t>(i)]), e) - x);
+    if (err < best_err) {
+      best = i;
+      best_err = err;
+    }
+  }
+  return static_cast<std::uint8_t>(best);
+}
+
+/**
+ * floorf(log2f(x)) for x > 0 as glibc computes it: log2 rounded to float first, so x just below a power
+ * of two gives that power's exponent. log2 in double rounded to float is that float (the correctly
+ * rounded one) and does not depend on the platform's log2f.
+ */
+inline float floor_log2f(float x) noexcept { return std::floor(static_cast<float>(std::log2(static_cast<double>(x)))); }
+
+/**
+ * ggml_fp32_to_ue4m3: the UE4M3 code of x (4 exponent bits, bias 7, 3 mantissa bits), rounding half
+ * up on the mantissa bits, saturating at 0x7E (448); 0 for x <= 0 and NaN.
+ */
+inline std::uint8_t to_ue4m3(float x) noexcept {
+  if (!(x > 0.0f)) return 0;
+  if (x > 448.0f) x = 448.0f;
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
+  int exp = static_cast<int>((bits >> 23) & 0xFFu) - 127 + 7;
+  if (exp <= 0) {
+    int man = x86_trunc(mul(x, 512.0f) + 0.5f);
+    if (man > 7) man = 7;
+    return man < 1 ? std::uint8_t{0} : static_cast<std::uint8_t>(man);
+  }
+  if (exp >= 15) return 0x7E;
+  int man = static_cast<int>((bits >> 20) & 0x7u) + static_cast<int>((bits >> 19) & 1u);
+  if (man > 7) {
+    man = 0;
+    if (++exp >= 15) return 0x7E;
+  }
+  return static_cast<std::uint8_t>((exp << 3) | man);
+}
+
+}  // namespace quant
+
+/// iq4_nl: one scale per 32 weights, 4-bit indices into kvalues_iq4nl; importance weights are used.
+inline void quantize_iq4_nl(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
+  using B = blocks::iq4_nl;
+  for (std::size_t i = 0; i < n_per_row / 32; ++i, src += 32, dst += sizeof(B)) {
+    quant::iq4_super_block(32, src, importance ? importance + 32 * i : nullptr, dst + offsetof(B, d),
+                           dst + offsetof(B, qs), nullptr, nullptr);
+  }
+}
+
+/// iq4_xs: iq4_nl's levels with 6-bit sub-block scales under one half d per 256; importance weights used.
+inline void quantize_iq4_xs(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
+  using B = blocks::iq4_xs;
+  for (std::size_t i = 0; i < n_per_row / 256; ++i, src += 256, dst += sizeof(B)) {
+    quant::iq4_super_block(256, src, importance ? importance + 256 * i : nullptr, dst + offsetof(B, d),
+                           dst + offsetof(B, qs), dst + offsetof(B, scales_h), dst + offsetof(B, scales_l));
+  }
+}
+
+/// mxfp4: E8M0 scale 2^(floor(log2 amax) - 2), each weight the nearest E2M1 level. Importance ignored.
+inline void quantize_mxfp4(const float* src, std::byte* dst, std::size_t n_per_row,
+                           const float* /*importance*/) noexcept {
+  using B = blocks::mxfp4;
+  for (std::size_t i = 0; i < n_per_row / 32; ++i, src += 32, dst += sizeof(B)) {
+    float amax = 0;
+    for (int j = 0; j < 32; ++j) {
+      if (amax < std::fabs(src[j])) amax = std::fabs(src[j]);
+    }
+    // ggml's (uint8_t) of the float exponent: an infinite amax gives 0, a subnormal one wraps.
+    const std::uint8_t e = amax > 0.0f ? quant::x86_trunc_byte(quant::floor_log2f(amax) - 2 + 127) : std::uint8_t{0};
+    const float d = e8m0_to_float_half(e);
+    quant::store_le<std::uint8_t>(dst + offsetof(B, e), e);
+    for (int j = 0; j < 16; ++j) {
+      const auto q =
+          static_cast<std::uint8_t>(quant::nearest_e2m1(src[j], d) | (quant::nearest_e2m1(src[j + 16], d) << 4));
+      quant::store_le<std::uint8_t>(dst + offsetof(B, qs) + j, q);
+    }
+  }
+}
+
+/// nvfp4: per 16 weights a UE4M3 scale of amax / 6, each weight the nearest E2M1 level. Importance ignored.
+inline void quantize_nvfp4(const float* src, std::byte* dst, std::size_t n_per_row,
+                           const float* /*importance*/) noexcept {
+  using B = blocks::nvfp4;
+  for (std::size_t i = 0; i < n_per_row / 64; ++i, dst += sizeof(B)) {
+    for (int s = 0; s < 4; ++s, src += 16) {
+      float amax = 0;
+      for (int j = 0; j < 16; ++j) {
+        if (amax < std::fabs(src[j])) amax = std::fabs(src[j]);
+      }
+      const std::uint8_t ue = quant::to_ue4m3(amax / 6.0f);
+      quant::store_le<std::uint8_t>(dst + offsetof(B, d) + s, ue);
+      const float d = ue4m3_to_float_half(ue);
+      for (int j = 0; j < 8; ++j) {
+        const auto q =
+            static_cast<std::uint8_t>(quant::nearest_e2m1(src[j], d) | (quant::nearest_e2m1(src[j + 8], d) << 4));
+        quant::store_le<std::uint8_t>(dst + offsetof(B, qs) + 8 * s + j, q);
+      }
+    }
+  }
+}
+
+}  // namespace kernels::scalar
+GGUF_KERNELS_END_NAMESPACE
+
+#endif  // GGUF_KERNELS_SCALAR_QUANTIZE_NONLINEAR_HPP
