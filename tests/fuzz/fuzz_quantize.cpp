@@ -1,0 +1,80 @@
+// gguf-fuzz-quantize: gguf::quantize on arbitrary floats, every bit pattern included (NaN, infinities,
+// subnormals, huge magnitudes), into every type it writes, with and without importance weights (which
+// may be negative, zero or NaN too). Whatever the input:
+//  - no crash, no undefined behaviour (the libFuzzer build runs under ASan and UBSan), no endless search;
+//  - exactly quantized_size bytes written, none past them (a canary after the output);
+//  - the same bytes on a second run (no uninitialised state);
+//  - a type that requires importance weights refuses without them, and every refusal writes nothing;
+//  - the blocks read back through the dequantizer without a fault.
+// A violation traps: a finding.
+//
+// Input: byte 0 picks the type, byte 1 the rows (1-4) and whether weights follow; the rest are the
+// floats, as many whole rows as fit (after the weights, one per column, when present).
+//
+// Built as a libFuzzer target (GGUF_BUILD_FUZZERS=ON, clang) and, with replay_main.cpp, as a plain
+// program that runs the seed corpus through it in every build (ctest `fuzz.quantize_replay`).
+#include <gguf/gguf.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <vector>
+
+namespace {
+
+constexpr std::byte canary{0xA5};
+
+/// The types gguf::quantize writes, in id order.
+std::vector<gguf::ggml_type> quantizable() {
+  std::vector<gguf::ggml_type> types;
+  for (std::uint32_t id = 0; id < 64; ++id) {
+    const auto t = static_cast<gguf::ggml_type>(id);
+    if (gguf::find_type(id) != nullptr && gguf::kernels::scalar_quantizer(t) != nullptr) types.push_back(t);
+  }
+  return types;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const std::vector<gguf::ggml_type> types = quantizable();
+  if (size < 2 || types.empty()) return 0;
+  const gguf::ggml_type type = types[data[0] % types.size()];
+  const gguf::type_traits& traits = *gguf::find_type(static_cast<std::uint32_t>(type));
+  const std::size_t rows = 1 + (data[1] & 3u);
+  const bool weighted = (data[1] & 4u) != 0;
+  const std::size_t n_floats = (size - 2) / sizeof(float);
+  // The longest row of whole blocks that fits, its weights included; at least one block (zero-padded).
+  const std::size_t per_row_budget = n_floats / (rows + (weighted ? 1 : 0));
+  const std::size_t n_per_row = traits.block_size * (per_row_budget / traits.block_size > 0 ? per_row_budget / traits.block_size : 1);
+  std::vector<float> values((rows + (weighted ? 1 : 0)) * n_per_row, 0.0f);
+  std::memcpy(values.data(), data + 2, std::min(n_floats, values.size()) * sizeof(float));
+  const std::span<const float> src(values.data(), rows * n_per_row);
+  const std::span<const float> importance =
+      weighted ? std::span<const float>(values.data() + rows * n_per_row, n_per_row) : std::span<const float>{};
+
+  const auto expected = gguf::quantized_size(type, rows, n_per_row);
+  if (!expected) __builtin_trap();
+  std::vector<std::byte> out(*expected + 64, canary), again(*expected + 64, canary);
+  const auto written = gguf::quantize(type, src, n_per_row, out, importance);
+  if (!written) {
+    // The only refusal these inputs can meet: a type that needs weights, given none. It writes nothing.
+    if (weighted || !gguf::kernels::requires_importance(type)) __builtin_trap();
+    for (std::byte b : out) {
+      if (b != canary) __builtin_trap();
+    }
+    return 0;
+  }
+  if (*written != *expected) __builtin_trap();
+  for (std::size_t i = *expected; i < out.size(); ++i) {
+    if (out[i] != canary) __builtin_trap();
+  }
+  if (!gguf::quantize(type, src, n_per_row, again, importance)) __builtin_trap();
+  if (std::memcmp(out.data(), again.data(), out.size()) != 0) __builtin_trap();
+
+  std::vector<float> back(rows * n_per_row);
+  if (!gguf::dequantize(type, std::span<const std::byte>(out.data(), *expected), back)) __builtin_trap();
+  return 0;
+}
