@@ -48,7 +48,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::size_t n_floats = (size - 2) / sizeof(float);
   // The longest row of whole blocks that fits, its weights included; at least one block (zero-padded).
   const std::size_t per_row_budget = n_floats / (rows + (weighted ? 1 : 0));
-  const std::size_t n_per_row = traits.block_size * (per_row_budget / traits.block_size > 0 ? per_row_budget / traits.block_size : 1);
+  const std::size_t n_per_row =
+      traits.block_size * (per_row_budget / traits.block_size > 0 ? per_row_budget / traits.block_size : 1);
   std::vector<float> values((rows + (weighted ? 1 : 0)) * n_per_row, 0.0f);
   std::memcpy(values.data(), data + 2, std::min(n_floats, values.size()) * sizeof(float));
   const std::span<const float> src(values.data(), rows * n_per_row);

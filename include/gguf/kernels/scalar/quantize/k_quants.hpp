@@ -205,7 +205,7 @@ inline void quantize_k4_block(const float* x, std::byte* y, const float* qw) noe
     for (int j = 0; j < 8; ++j) {
       importance_weights(qw + 32 * j, x + 32 * j, 32, sigma2, weights);
       float sumw = 0;
-      for (int l = 0; l < 32; ++l) sumw += weights[l];
+      for (const float w : weights) sumw += w;
       sw[j] = sumw;
       scales[j] = make_qkx_quants(32, nmax, x + 32 * j, weights, L + 32 * j, &mins[j], Laux, -0.9f, 0.05f, 36, false);
     }
@@ -271,7 +271,7 @@ inline void quantize_q2_K(const float* src, std::byte* dst, std::size_t n_per_ro
       for (int j = 0; j < 16; ++j) {
         importance_weights(qw_block + 16 * j, x + 16 * j, 16, sigma2, weight);
         float sumw = 0;
-        for (int l = 0; l < 16; ++l) sumw += weight[l];
+        for (const float w : weight) sumw += w;
         sw[j] = sumw;
         scales[j] = make_qkx_quants(16, 3, x + 16 * j, weight, L + 16 * j, &mins[j], Laux, -0.9f, 0.05f, 36, false);
       }
@@ -326,7 +326,7 @@ inline void quantize_q3_K(const float* src, std::byte* dst, std::size_t n_per_ro
       for (int j = 0; j < 16; ++j) {
         importance_weights(qw_block + 16 * j, x + 16 * j, 16, sigma2, weight);
         float sumw = 0;
-        for (int l = 0; l < 16; ++l) sumw += weight[l];
+        for (const float w : weight) sumw += w;
         sw[j] = sumw;
         scales[j] = make_qx_quants(16, 4, x + 16 * j, L + 16 * j, weight);
       }
