@@ -62,7 +62,8 @@ inline constexpr mxfp4_tiny_products mxfp4_tiny = [] {
  */
 template <std::size_t N, std::size_t W>
 struct float_rows {
-  alignas(64) float v[N][W];  ///< v[row][j]: value j of the row
+  alignas(64) float v[N * W];  ///< v[row * W + j]: value j of the row (one flat array: a row is reached
+                               ///< by a scaled offset from v, which stays inside it)
 };
 
 /** The rows of a grid of 8 unsigned bytes per row (byte j of the little-endian word is value j). */
@@ -70,7 +71,7 @@ template <std::size_t N>
 constexpr float_rows<N, 8> widen_rows(const std::array<std::uint64_t, N>& grid) noexcept {
   float_rows<N, 8> r{};
   for (std::size_t i = 0; i < N; ++i) {
-    for (std::size_t j = 0; j < 8; ++j) r.v[i][j] = static_cast<float>((grid[i] >> (8 * j)) & 0xFFu);
+    for (std::size_t j = 0; j < 8; ++j) r.v[i * 8 + j] = static_cast<float>((grid[i] >> (8 * j)) & 0xFFu);
   }
   return r;
 }
@@ -79,7 +80,7 @@ template <std::size_t N>
 constexpr float_rows<N, 4> widen_rows(const std::array<std::uint32_t, N>& grid) noexcept {
   float_rows<N, 4> r{};
   for (std::size_t i = 0; i < N; ++i) {
-    for (std::size_t j = 0; j < 4; ++j) r.v[i][j] = static_cast<float>((grid[i] >> (8 * j)) & 0xFFu);
+    for (std::size_t j = 0; j < 4; ++j) r.v[i * 4 + j] = static_cast<float>((grid[i] >> (8 * j)) & 0xFFu);
   }
   return r;
 }
@@ -99,7 +100,7 @@ inline constexpr float_rows<256, 4> iq3xxs_rows = widen_rows(iq3xxs_grid);
 inline constexpr float_rows<128, 8> sign7_rows = [] {
   float_rows<128, 8> r{};
   for (std::size_t f = 0; f < 128; ++f) {
-    for (unsigned j = 0; j < 8; ++j) r.v[f][j] = ((ksigns_iq2xs[f] >> j) & 1u) != 0 ? -1.0f : 1.0f;
+    for (unsigned j = 0; j < 8; ++j) r.v[f * 8 + j] = ((ksigns_iq2xs[f] >> j) & 1u) != 0 ? -1.0f : 1.0f;
   }
   return r;
 }();

@@ -158,7 +158,7 @@ inline const float* row_of(const tables::float_rows<N, W>& t, std::uint32_t word
   } else {
     i = (word << (up - Shift)) & (Mask << up);
   }
-  return t.v[0] + i;
+  return t.v + i;
 }
 
 /**
