@@ -66,21 +66,16 @@ struct float_rows {
                                ///< by a scaled offset from v, which stays inside it)
 };
 
-/** The rows of a grid of 8 unsigned bytes per row (byte j of the little-endian word is value j). */
-template <std::size_t N>
-constexpr float_rows<N, 8> widen_rows(const std::array<std::uint64_t, N>& grid) noexcept {
-  float_rows<N, 8> r{};
+/**
+ * The rows of a grid whose rows are little-endian words of unsigned bytes (8 per std::uint64_t row for
+ * the iq2 grids, 4 per std::uint32_t row for iq3's): byte j of the word is value j.
+ */
+template <class Word, std::size_t N>
+constexpr float_rows<N, sizeof(Word)> widen_rows(const std::array<Word, N>& grid) noexcept {
+  constexpr std::size_t W = sizeof(Word);
+  float_rows<N, W> r{};
   for (std::size_t i = 0; i < N; ++i) {
-    for (std::size_t j = 0; j < 8; ++j) r.v[i * 8 + j] = static_cast<float>((grid[i] >> (8 * j)) & 0xFFu);
-  }
-  return r;
-}
-/** The rows of a grid of 4 unsigned bytes per row. */
-template <std::size_t N>
-constexpr float_rows<N, 4> widen_rows(const std::array<std::uint32_t, N>& grid) noexcept {
-  float_rows<N, 4> r{};
-  for (std::size_t i = 0; i < N; ++i) {
-    for (std::size_t j = 0; j < 4; ++j) r.v[i * 4 + j] = static_cast<float>((grid[i] >> (8 * j)) & 0xFFu);
+    for (std::size_t j = 0; j < W; ++j) r.v[i * W + j] = static_cast<float>((grid[i] >> (8 * j)) & 0xFFu);
   }
   return r;
 }

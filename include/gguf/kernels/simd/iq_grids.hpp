@@ -103,42 +103,16 @@ inline void put_iq1_16(Out* y, const fbatch<A>& dl, std::uint64_t row0, std::uin
 }
 
 /**
- * 8 weights of the iq2/iq3 types from float rows: db * row[j] * sign[j], multiplied in ggml's order,
- * both operands straight from memory (tables::float_rows), in batches of row_arch<A>.
- */
-template <class A>
-inline fbatch<row_arch<A>> row8_times(const fbatch<row_arch<A>>& db, const float* row, const float* sign) noexcept {
-  using R = row_arch<A>;
-  return fbatch<R>::load_aligned(row) * db * fbatch<R>::load_aligned(sign);
-}
-
-/**
- * 16 weights of the iq2 types, two rows of 8 (row_of) with their sign factors, stored as `Out`. On
- * AVX-512 the rows are computed in 256-bit halves; half outputs join them first, since one 16-lane
- * conversion is cheaper than two of 8.
+ * 16 weights made as two row_arch<A> batches, stored as `Out`. On AVX-512 half outputs join the halves
+ * first, since one 16-lane conversion costs less than two of 8.
  */
 template <class A, class Out>
-inline void put_rows8x2(Out* y, const fbatch<row_arch<A>>& db, const float* row0, const float* sign0, const float* row1,
-                        const float* sign1) noexcept {
-  using R = row_arch<A>;
-  if constexpr (lanes<R> == 8) {
-    const fbatch<R> lo = row8_times<A>(db, row0, sign0), hi = row8_times<A>(db, row1, sign1);
-    if constexpr (is_avx512<A> && !std::is_same_v<Out, float>) {
-      put<A>(y, join_rows<A>(lo, hi));
-    } else {
-      put<R>(y, lo);
-      put<R>(y + 8, hi);
-    }
+inline void put_halves(Out* y, const fbatch<row_arch<A>>& lo, const fbatch<row_arch<A>>& hi) noexcept {
+  if constexpr (is_avx512<A> && !std::is_same_v<Out, float>) {
+    put<A>(y, join_rows<A>(lo, hi));
   } else {
-    static_assert(lanes<R> == 4);
-    const float* rows[2] = {row0, row1};
-    const float* signs[2] = {sign0, sign1};
-    for (int r = 0; r < 2; ++r) {
-      for (int k = 0; k < 2; ++k) {
-        put<R>(y + 8 * r + 4 * k,
-               fbatch<R>::load_aligned(rows[r] + 4 * k) * db * fbatch<R>::load_aligned(signs[r] + 4 * k));
-      }
-    }
+    put<row_arch<A>>(y, lo);
+    put<row_arch<A>>(y + 8, hi);
   }
 }
 
@@ -162,27 +136,36 @@ inline const float* row_of(const tables::float_rows<N, W>& t, std::uint32_t word
 }
 
 /**
- * 16 weights of the iq3 types: four 4-float rows, r[0] r[1] under sign factors s0 and r[2] r[3] under
- * s1, times db in ggml's order; on 8 lanes each pair of rows joined in one register first.
+ * 16 weights of the iq2/iq3 types from float rows of 4 values (a row of 8 is two): r[0] r[1] under the
+ * sign factors s0, r[2] r[3] under s1, each weight db * row[j] * sign[j] in ggml's order, both operands
+ * straight from memory. On 8 lanes each pair of 4-float rows is joined in one register first.
  */
 template <class A, class Out>
 inline void put_rows4x4(Out* y, const fbatch<row_arch<A>>& db, const float* const* r, const float* s0,
                         const float* s1) noexcept {
   using R = row_arch<A>;
   if constexpr (lanes<R> == 8) {
-    const fbatch<R> lo = load_row_pair<R>(r[0], r[1]) * db * fbatch<R>::load_aligned(s0);
-    const fbatch<R> hi = load_row_pair<R>(r[2], r[3]) * db * fbatch<R>::load_aligned(s1);
-    if constexpr (is_avx512<A> && !std::is_same_v<Out, float>) {
-      put<A>(y, join_rows<A>(lo, hi));
-    } else {
-      put<R>(y, lo);
-      put<R>(y + 8, hi);
-    }
+    put_halves<A>(y, load_row_pair<R>(r[0], r[1]) * db * fbatch<R>::load_aligned(s0),
+                  load_row_pair<R>(r[2], r[3]) * db * fbatch<R>::load_aligned(s1));
   } else {
     static_assert(lanes<R> == 4);
     for (int k = 0; k < 4; ++k) {
       put<R>(y + 4 * k, fbatch<R>::load_aligned(r[k]) * db * fbatch<R>::load_aligned((k < 2 ? s0 : s1) + 4 * (k % 2)));
     }
+  }
+}
+
+/** 16 weights of the iq2 types: two rows of 8 floats (row_of) under their sign factors, as put_rows4x4. */
+template <class A, class Out>
+inline void put_rows8x2(Out* y, const fbatch<row_arch<A>>& db, const float* row0, const float* sign0, const float* row1,
+                        const float* sign1) noexcept {
+  using R = row_arch<A>;
+  if constexpr (lanes<R> == 8) {  // a row is one load
+    put_halves<A>(y, fbatch<R>::load_aligned(row0) * db * fbatch<R>::load_aligned(sign0),
+                  fbatch<R>::load_aligned(row1) * db * fbatch<R>::load_aligned(sign1));
+  } else {
+    const float* halves[4] = {row0, row0 + 4, row1, row1 + 4};
+    put_rows4x4<A>(y, db, halves, sign0, sign1);
   }
 }
 

@@ -122,42 +122,47 @@ inline void search_with_min(const float* x, std::byte* y, std::size_t n, const f
   }
 }
 
+/**
+ * A q4/q5 row: with importance weights a weighted search of the scale (and of the min, for the _1
+ * types), without them ggml's plain rounding of max / -2^(Bits-1) (or (max - min) / (2^Bits - 1)).
+ */
+template <int Bits, bool WithMin, class B>
+inline void legacy_row(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
+  if constexpr (WithMin) {
+    if (importance) {
+      search_with_min<Bits>(src, dst, n_per_row, importance, sizeof(B));
+    } else {
+      round_with_min<Bits>(src, dst, n_per_row / 32, sizeof(B));
+    }
+  } else {
+    if (importance) {
+      search_symmetric<Bits>(src, dst, n_per_row, importance, sizeof(B));
+    } else {
+      round_symmetric<Bits>(src, dst, n_per_row / 32, sizeof(B));
+    }
+  }
+}
+
 }  // namespace quant
 
 /// q4_0: d = max / -8 and rounded nibbles; with importance weights, a weighted search of d.
 inline void quantize_q4_0(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
-  if (importance) {
-    quant::search_symmetric<4>(src, dst, n_per_row, importance, sizeof(blocks::q4_0));
-  } else {
-    quant::round_symmetric<4>(src, dst, n_per_row / 32, sizeof(blocks::q4_0));
-  }
+  quant::legacy_row<4, false, blocks::q4_0>(src, dst, n_per_row, importance);
 }
 
 /// q4_1: d = (max - min) / 15 and m = min; with importance weights, a weighted search of both.
 inline void quantize_q4_1(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
-  if (importance) {
-    quant::search_with_min<4>(src, dst, n_per_row, importance, sizeof(blocks::q4_1));
-  } else {
-    quant::round_with_min<4>(src, dst, n_per_row / 32, sizeof(blocks::q4_1));
-  }
+  quant::legacy_row<4, true, blocks::q4_1>(src, dst, n_per_row, importance);
 }
 
 /// q5_0: d = max / -16 and rounded 5-bit levels; with importance weights, a weighted search of d.
 inline void quantize_q5_0(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
-  if (importance) {
-    quant::search_symmetric<5>(src, dst, n_per_row, importance, sizeof(blocks::q5_0));
-  } else {
-    quant::round_symmetric<5>(src, dst, n_per_row / 32, sizeof(blocks::q5_0));
-  }
+  quant::legacy_row<5, false, blocks::q5_0>(src, dst, n_per_row, importance);
 }
 
 /// q5_1: d = (max - min) / 31 and m = min; with importance weights, a weighted search of both.
 inline void quantize_q5_1(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
-  if (importance) {
-    quant::search_with_min<5>(src, dst, n_per_row, importance, sizeof(blocks::q5_1));
-  } else {
-    quant::round_with_min<5>(src, dst, n_per_row / 32, sizeof(blocks::q5_1));
-  }
+  quant::legacy_row<5, true, blocks::q5_1>(src, dst, n_per_row, importance);
 }
 
 /// q8_0: d = amax / 127, q = round(x / d). ggml ignores importance weights for q8_0.
