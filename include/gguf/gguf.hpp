@@ -37,5 +37,6 @@
 #include "gguf/dequantize.hpp"
 #include "gguf/parallel.hpp"
 #include "gguf/print.hpp"
+#include "gguf/quantize_plan.hpp"
 
 #endif  // GGUF_GGUF_HPP
