@@ -60,7 +60,7 @@ gguf::quantize_options options_of(const std::vector<std::string>& w) {
 
 // Checks every line of MODEL.txt against the plan for MODEL.gguf; returns the number of runs checked.
 int check_model(const std::string& model) {
-  const std::vector<std::byte> bytes = test::read_file(golden_dir() / (model + ".gguf"));
+  const std::vector<std::byte> bytes = test::read_file(golden_dir() / (model + ".header"));
   const gguf::result<gguf::file> f = gguf::parse_prefix(bytes);
   REQUIRE_MESSAGE(f, model);
   const auto tensors = f->tensors();
@@ -126,7 +126,7 @@ int check_model(const std::string& model) {
 TEST_CASE("quantize plan: every file type of tiny llama, qwen2, gemma2, phi3, MoE, falcon, deepseek2, mamba, gpt2") {
   std::vector<std::string> models;
   for (const auto& e : std::filesystem::directory_iterator(golden_dir())) {
-    if (e.path().extension() == ".gguf") models.push_back(e.path().stem().string());
+    if (e.path().extension() == ".header") models.push_back(e.path().stem().string());
   }
   std::sort(models.begin(), models.end());
   REQUIRE(models.size() >= 10);
@@ -137,7 +137,7 @@ TEST_CASE("quantize plan: every file type of tiny llama, qwen2, gemma2, phi3, Mo
 }
 
 TEST_CASE("quantize plan: the plan's size, unknown file types and missing imatrices are errors") {
-  const std::vector<std::byte> bytes = test::read_file(golden_dir() / "llama16.gguf");
+  const std::vector<std::byte> bytes = test::read_file(golden_dir() / "llama16.header");
   const gguf::result<gguf::file> f = gguf::parse_prefix(bytes);
   REQUIRE(f);
   std::vector<gguf::tensor_plan> plan(f->tensors().size());

@@ -7,8 +7,9 @@ For each tiny model (tests/oracle/models.py, plus an 8-expert MoE built here) it
 llama.cpp quantizer for every ftype, without and with a flat importance matrix, and a few option sets
 (--output-tensor-type, --token-embedding-type, --pure, a quantized input with and without
 allow_requantize). It writes to OUT_DIR:
-  MODEL.gguf   the model's header only: metadata without the tokenizer arrays, tensor infos as in the
-               model (no tensor data; the test parses it with parse_prefix)
+  MODEL.header the model's header only: a GGUF file cut before its data (not named .gguf: the tests
+               that load every committed .gguf want whole files), metadata without the tokenizer
+               arrays, tensor infos as in the model; the test parses it with parse_prefix
   MODEL.txt    one line per run:  FTYPE IMATRIX OUT EMB PURE REQUANT : TYPES
                IMATRIX/PURE/REQUANT are 0 or 1, OUT/EMB a ggml type name or - (OUT "keep": the output
                tensor left as it is, --leave-output-tensor); TYPES has one character per tensor in the
@@ -183,7 +184,7 @@ def main(argv=None):
                 record("%s 0 - - 1 0" % ft, run(src, ft, 0, pure=True))
         lines.append("order : " + " ".join(map(str, order)))
         lines.append("keys : " + " ".join(keys))
-        header_only(o, src, os.path.join(a.out, name + ".gguf"))
+        header_only(o, src, os.path.join(a.out, name + ".header"))
         if extra:  # a quantized input: requantizing is refused unless allowed
             q8 = os.path.join(a.work, name + "_q8.gguf")
             run(src, "Q8_0", 1)
@@ -204,7 +205,7 @@ def main(argv=None):
                         qkeys = [kv["key"] for kv in d["metadata"]]
             qlines.append("order : " + " ".join(map(str, qorder)))
             qlines.append("keys : " + " ".join(qkeys))
-            header_only(o, q8, os.path.join(a.out, name + "_q8.gguf"))
+            header_only(o, q8, os.path.join(a.out, name + "_q8.header"))
             with open(os.path.join(a.out, name + "_q8.txt"), "w") as f:
                 f.write("\n".join(qlines) + "\n")
         with open(os.path.join(a.out, name + ".txt"), "w") as f:
