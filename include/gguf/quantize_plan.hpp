@@ -32,7 +32,8 @@ struct quantize_options {
   std::optional<ggml_type> output_tensor_type;    ///< `--output-tensor-type`: output.weight's type
   std::optional<ggml_type> token_embedding_type;  ///< `--token-embedding-type`: token_embd.weight's type
   /// An importance matrix will be given (`--imatrix`): some mixes pick other types with one, and the
-  /// IQ1/IQ2/IQ3_XXS types and Q2_K_S's q2_K need one.
+  /// IQ1/IQ2/IQ3_XXS types and Q2_K_S's q2_K need one (llama.cpp also stops at a tensor that needs one
+  /// and has no entry in it: the caller's check, see `tensor_plan::needs_imatrix`).
   bool has_imatrix = false;
   bool allow_requantize = false;  ///< `--allow-requantize`: convert tensors that are already quantized
   bool pure = false;              ///< `--pure`: every weight gets the mix's main type (fallbacks aside)
@@ -499,8 +500,12 @@ inline constexpr std::uint32_t quantization_version = 2;
 
 /**
  * Whether llama.cpp's quantized file keeps an input key: every key but the two it writes anew and the
- * split keys (it writes one file). The kept keys stay in their order, values unchanged
- * (`general.alignment` too, although llama.cpp pads tensor data to 32 bytes whatever it says).
+ * split keys (it writes one file). The kept keys stay in their order, values unchanged.
+ *
+ * `general.alignment` is kept too, yet llama.cpp lays the tensors out 32 bytes apart whatever it says: from
+ * an input with `general.alignment` = 64 and a tensor of 32 bytes, the oracle's llama.cpp writes a file
+ * that ggml then refuses ("tensor ... has offset 32, expected 64"). Matching llama.cpp byte for byte means
+ * doing the same; a writer that wants a readable file drops the key instead.
  */
 constexpr bool quantize_keeps_key(std::string_view key) noexcept {
   return key != "general.quantization_version" && key != "general.file_type" && key != "split.no" &&
