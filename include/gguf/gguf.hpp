@@ -38,5 +38,6 @@
 #include "gguf/quantize.hpp"
 #include "gguf/parallel.hpp"
 #include "gguf/print.hpp"
+#include "gguf/quantize_plan.hpp"
 
 #endif  // GGUF_GGUF_HPP

@@ -164,6 +164,20 @@ int use_everything(const char* path) {
     mo2.cache_type_v = gguf::ggml_type::q8_0;
     if (auto mem = gguf::estimate_memory(hp, model->tensors(), mo2)) (void)mem->total();
   }
+  // The quantization plan, into a caller-owned vector.
+  if (const gguf::ftype_info* q = gguf::find_ftype("Q4_K_M")) {
+    gguf::quantize_options qo;
+    qo.has_imatrix = true;
+    qo.output_tensor_type = gguf::ggml_type::q8_0;
+    std::vector<gguf::tensor_plan> qp(model->tensors().size());
+    if (gguf::plan_quantization(model->info(), *q, qo, qp)) {
+      for (const gguf::tensor_plan& p : qp) (void)(p.output_index + p.index + (p.quantize ? 1u : 0u));
+    }
+    (void)gguf::plan_quantization(model->metadata(), model->tensors(), *q, qo, qp);
+    for (const gguf::quantize_added_key& k : gguf::quantize_added_keys(*q)) (void)k.value;
+    (void)gguf::quantize_keeps_key("general.name");
+    (void)gguf::quantize_tensor_less("blk.1.attn_k.weight", "blk.10.attn_k.weight");
+  }
   (void)gguf::read_hparams(model->metadata());
   (void)gguf::count_params(model->tensors());
   (void)gguf::rounded_notation(std::uint64_t{8} << 30).str();
