@@ -14,7 +14,7 @@
  * @file
  * Floats to blocks: the reference quantizers, byte for byte what ggml's ggml_quantize_chunk writes
  * (same searches, same roundings, no fused multiply-adds, NaN and infinities included), for f32, f16,
- * bf16, the legacy and K-quant types, iq4_nl, iq4_xs, the ternary, 4-bit float and 1/2-bit types.
+ * bf16, the legacy and K-quant types, the IQ types, the ternary, 4-bit float and 1/2-bit types.
  */
 
 GGUF_KERNELS_BEGIN_NAMESPACE
@@ -49,10 +49,13 @@ inline result<std::size_t> quantized_size(ggml_type type, std::size_t n_rows, st
  * @param importance importance weights (an imatrix entry), one per column (`n_per_row`), or empty for
  *                   none; types that do not use them ignore them, as ggml does (`kernels::uses_importance`)
  * @return the bytes written; `bad_tensor_type` for an unknown type or one without a quantizer (q8_1,
- *         q8_K, the integer types, f64, the IQ grid types), `bad_row_size` when `n_per_row` is 0 or not a
+ *         q8_K, the integer types, f64), `bad_row_size` when `n_per_row` is 0 or not a
  *         whole number of blocks, `size_mismatch` when `src` is not whole rows, `dst` is too small,
  *         `importance` is neither empty nor `n_per_row` long, or is empty for a type that requires it
- *         (`kernels::requires_importance`), `overflow` when the size does not fit in a size_t
+ *         (`kernels::requires_importance`), `overflow` when the size does not fit in a size_t,
+ *         `out_of_range` for a row that ggml aborts on (the IQ grid types, iq2_* iq3_* iq1_*, on NaN,
+ *         infinities or values whose squares overflow; ggml asserts) — `dst` is then unspecified from
+ *         that row on. Every other error is found before anything is written.
  */
 inline result<std::size_t> quantize(ggml_type type, std::span<const float> src, std::size_t n_per_row,
                                     std::span<std::byte> dst, std::span<const float> importance = {}) noexcept {
@@ -75,7 +78,11 @@ inline result<std::size_t> quantize(ggml_type type, std::span<const float> src, 
   if (rows != 0 && row_bytes > SIZE_MAX / rows) return {errc::overflow, "the quantized size overflows"};
   if (dst.size() < rows * row_bytes) return {errc::size_mismatch, "the output is too small"};
   const float* qw = importance.empty() ? nullptr : importance.data();
-  for (std::size_t r = 0; r < rows; ++r) fn(src.data() + r * n_per_row, dst.data() + r * row_bytes, n_per_row, qw);
+  for (std::size_t r = 0; r < rows; ++r) {
+    if (fn(src.data() + r * n_per_row, dst.data() + r * row_bytes, n_per_row, qw) != errc::success) {
+      return {errc::out_of_range, "a row ggml cannot quantize to this type (NaN, infinity or overflow)"};
+    }
+  }
   return rows * row_bytes;
 }
 

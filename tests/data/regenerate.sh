@@ -75,6 +75,8 @@ python3 "$oracle" fixture "$tmp/v2-4d"  --seed 14 --rows 2 --blocks 1 --version 
 mkdir -p "$fx"
 for n in quants raw v1-be v2-4d; do cp "$tmp/$n.gguf" "$fx/$n.gguf"; done
 rm -rf "$tmp"
+# 5. the IQ quantizers' golden bytes (tests/test_quantize_iq.cpp)
+python3 "$root/tests/oracle/make_quantize_golden_iq.py" --oracle "$shared/oracle" --out "$data/quantize/golden-iq.gguf"
 
 # quantization golden file
 python3 "$root/tests/oracle/make_quantize_golden.py" "$shared" "$data/quantize/golden-a.gguf"

@@ -4,7 +4,9 @@
 //  - no crash, no undefined behaviour (the libFuzzer build runs under ASan and UBSan), no endless search;
 //  - exactly quantized_size bytes written, none past them (a canary after the output);
 //  - the same bytes on a second run (no uninitialised state);
-//  - a type that requires importance weights refuses without them, and every refusal writes nothing;
+//  - a type that requires importance weights refuses without them, writing nothing;
+//  - the IQ grid types may refuse rows ggml aborts on (out_of_range), never writing past the output, and
+//    refuse the same input again; no other type refuses anything;
 //  - the blocks read back through the dequantizer without a fault.
 // A violation traps: a finding.
 //
@@ -25,6 +27,16 @@
 namespace {
 
 constexpr std::byte canary{0xA5};
+
+/// The types whose quantizer refuses rows ggml aborts on (NaN, infinities, overflowing squares).
+bool may_refuse_rows(gguf::ggml_type t) {
+  using gguf::ggml_type;
+  for (ggml_type g : {ggml_type::iq2_xxs, ggml_type::iq2_xs, ggml_type::iq2_s, ggml_type::iq3_xxs, ggml_type::iq3_s,
+                      ggml_type::iq1_s, ggml_type::iq1_m}) {
+    if (g == t) return true;
+  }
+  return false;
+}
 
 /// The types gguf::quantize writes, in id order.
 std::vector<gguf::ggml_type> quantizable() {
@@ -60,8 +72,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!expected) __builtin_trap();
   std::vector<std::byte> out(*expected + 64, canary), again(*expected + 64, canary);
   const auto written = gguf::quantize(type, src, n_per_row, out, importance);
+  if (!written && written.error().code == gguf::errc::out_of_range) {
+    // A row ggml aborts on: only the grid types; nothing past the output; the same answer again.
+    if (!may_refuse_rows(type)) __builtin_trap();
+    for (std::size_t i = *expected; i < out.size(); ++i) {
+      if (out[i] != canary) __builtin_trap();
+    }
+    const auto twice = gguf::quantize(type, src, n_per_row, again, importance);
+    if (twice || twice.error().code != gguf::errc::out_of_range) __builtin_trap();
+    return 0;
+  }
   if (!written) {
-    // The only refusal these inputs can meet: a type that needs weights, given none. It writes nothing.
+    // The other refusal these inputs can meet: a type that needs weights, given none. It writes nothing.
     if (weighted || !gguf::kernels::requires_importance(type)) __builtin_trap();
     for (std::byte b : out) {
       if (b != canary) __builtin_trap();

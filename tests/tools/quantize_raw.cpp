@@ -1,6 +1,7 @@
 // quantize_raw TYPE IN OUT N_PER_ROW [IMATRIX]: raw little-endian f32 rows in IN quantized to TYPE (a ggml
 // type name) into OUT, with one f32 importance weight per column from IMATRIX; the library's side of
-// tests/oracle/quantize_agreement.py, the same command line as the oracle's `quantize`.
+// tests/oracle/quantize_agreement*.py, the same command line as the oracle's `quantize`. Exit 0 when
+// written, 3 when the quantizer refuses a row ggml aborts on, 1 on other errors, 2 on usage errors.
 #include <gguf/quantize.hpp>
 
 #include <cstddef>
@@ -49,7 +50,7 @@ int main(int argc, char** argv) {
   const auto written = gguf::quantize(type->type, src, n_per_row, dst, importance);
   if (!written) {
     std::fprintf(stderr, "error: %s\n", written.error().what());
-    return 1;
+    return written.error().code == gguf::errc::out_of_range ? 3 : 1;
   }
   std::ofstream out(argv[3], std::ios::binary);
   out.write(reinterpret_cast<const char*>(dst.data()), static_cast<std::streamsize>(*written));
