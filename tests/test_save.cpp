@@ -278,3 +278,20 @@ TEST_CASE("in place, a crash after N bytes, for every N: the old or new file, or
   fs::remove(p);
 }
 #endif
+
+TEST_CASE("save never drops the pages of tensor data in the caller's own memory (only a mapped file's)") {
+  // MADV_DONTNEED on heap memory zeroes it: save may release only pages of files it maps itself.
+  std::vector<float> weights(1 << 20);
+  for (std::size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<float>(i % 977) + 0.5f;
+  const std::vector<float> copy = weights;
+  gguf::writer w;
+  const std::uint64_t ne[] = {1024, 1024};
+  REQUIRE(w.add_tensor("w", gguf::ggml_type::f32, ne, std::as_bytes(std::span(weights))));
+  const fs::path path = fs::temp_directory_path() / "gguf-test-save-heap.gguf";
+  REQUIRE(gguf::save(w, path));
+  CHECK(weights == copy);
+  auto back = gguf::open(path);
+  REQUIRE(back);
+  CHECK(std::memcmp(back->find_tensor("w")->data.data(), copy.data(), copy.size() * sizeof(float)) == 0);
+  fs::remove(path);
+}

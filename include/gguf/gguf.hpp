@@ -25,6 +25,7 @@
 #include "gguf/format/file_type.hpp"
 #include "gguf/format/file_name.hpp"
 #include "gguf/format/model_facts.hpp"
+#include "gguf/format/check_finite.hpp"
 #include "gguf/platform/mapped_file.hpp"
 #include "gguf/platform/output_file.hpp"
 #include "gguf/open.hpp"
@@ -39,5 +40,7 @@
 #include "gguf/parallel.hpp"
 #include "gguf/print.hpp"
 #include "gguf/quantize_plan.hpp"
+#include "gguf/imatrix.hpp"
+#include "gguf/quantize_model.hpp"
 
 #endif  // GGUF_GGUF_HPP

@@ -1,8 +1,8 @@
 // gguf-fuzz: the whole reader on arbitrary bytes. Parses the input, checks what the parser allocated
 // against the input's size, walks every key, value, array item and nested array through every typed
 // accessor, and dequantizes every tensor with the scalar kernels and every instruction set's kernels (to
-// float, f16 and bf16), which must agree bit for bit. Any crash, sanitizer report or broken invariant (a trap) is a
-// finding.
+// float, f16 and bf16), which must agree bit for bit; reads the bytes as an importance matrix too. Any crash, sanitizer
+// report or broken invariant (a trap) is a finding.
 //
 // Built as a libFuzzer target (GGUF_BUILD_FUZZERS=ON, clang) and, with replay_main.cpp, as a plain
 // program that runs the seed corpus through the same code in every build (ctest `fuzz.seeds`).
@@ -268,6 +268,10 @@ void check_tensors(const gguf::file& f) {
     FUZZ_CHECK(t.dims().size() == t.n_dims);
     const auto shape = t.shape();
     for (std::uint32_t d = 0; d < t.n_dims; ++d) FUZZ_CHECK(shape[d] == t.ne[t.n_dims - 1 - d]);
+    if (!t.data.empty()) {  // present data is whole blocks: ggml's check either passes or names a byte in it
+      const auto finite = gguf::check_finite(t.type, t.data);
+      FUZZ_CHECK(finite || !finite.error().has_offset() || finite.error().offset < t.data.size());
+    }
     dequantize_tensor(t, budget);
   }
 }
@@ -365,8 +369,25 @@ void check_facts(const gguf::file& f) {
     sink = sink + gguf::format_file_name(*n).size();
 }
 
+// The same bytes as an importance matrix (GGUF, or legacy for anything else): a refusal, or entries
+// whose spans are theirs and found by name; ggml's finiteness check of every tensor's floats.
+void check_imatrix(std::span<const std::byte> bytes) {
+  const auto m = gguf::read_imatrix(bytes);
+  if (!m) {
+    FUZZ_CHECK(m.error().code != gguf::errc::success);
+    return;
+  }
+  for (const gguf::imatrix::entry& e : m->entries()) {
+    const std::span<const float> v = m->find(e.name);
+    FUZZ_CHECK(v.data() == m->values(e).data() && v.size() == e.size && e.size > 0);
+    for (const float x : v) sink = sink + (x == x ? 1u : 0u);
+  }
+  sink = sink + (m->check_finite() ? 1u : 0u);
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(data), size);
+  check_imatrix(bytes);
 
 #if GGUF_FUZZ_ASAN
   allocated = 0;

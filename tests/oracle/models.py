@@ -2,7 +2,7 @@
 """Tiny random-weight models that llama.cpp loads, written with the shared oracle's pure-Python Writer:
 what the oracle-backed checks (writer, split, facts, quantize) run llama.cpp on.
 
-usage: models.py SHARED_DIR OUT.gguf [ARCH] [--layers N] [--embd N] [--vocab N] [--type f32|f16]
+usage: models.py SHARED_DIR OUT.gguf [ARCH] [--layers N] [--embd N] [--vocab N] [--type f32|f16|bf16]
        ARCH: llama (default), qwen2, qwen3, gemma2, phi3, qwen3moe, deepseek2, mamba, gemma3,
              falcon, gpt2, command-r (arch_list() names them; every one loads and decodes in the
              oracle's llama.cpp)
@@ -66,7 +66,7 @@ class _Model:
         for k, t, v in hparams:
             self.kv(k, t, v)
         self.w.kvs += [
-            ("general.file_type", "uint32", 0 if self.dtype == "f32" else 1),
+            ("general.file_type", "uint32", {"f32": 0, "f16": 1, "bf16": 32}[self.dtype]),
             ("tokenizer.ggml.model", "string", "llama"),
             ("tokenizer.ggml.tokens", "array", ("string", tokens)),
             ("tokenizer.ggml.scores", "array", ("float32", scores)),
@@ -84,6 +84,10 @@ class _Model:
         vals = [self.rng.gauss(0.0, s) for _ in range(n)]
         if self.dtype == "f16" and len(ne) > 1 and not f32:
             self.w.tensors.append((name, 1, ne, struct.pack("<%de" % n, *vals)))
+        elif self.dtype == "bf16" and len(ne) > 1 and not f32:  # the top half of the f32, rounded to even
+            bits = struct.unpack("<%dI" % n, struct.pack("<%df" % n, *vals))
+            half = [((b + 0x7FFF + ((b >> 16) & 1)) >> 16) & 0xFFFF for b in bits]
+            self.w.tensors.append((name, 30, ne, struct.pack("<%dH" % n, *half)))
         else:
             self.w.tensors.append((name, 0, ne, struct.pack("<%df" % n, *vals)))
 
@@ -369,7 +373,7 @@ def main(argv=None):
     ap.add_argument("--layers", type=int, default=None, help="2 by default, 6 for gemma3")
     ap.add_argument("--embd", type=int, default=256)
     ap.add_argument("--vocab", type=int, default=1024)
-    ap.add_argument("--type", default="f32", choices=["f32", "f16"])
+    ap.add_argument("--type", default="f32", choices=["f32", "f16", "bf16"])
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args(argv)
     tiny_model(a.shared, a.out, a.arch, a.layers, a.embd, a.vocab, a.type, a.seed)

@@ -216,10 +216,12 @@ class mapped_file {
   }
 
   /**
-   * Drops the pages of `range` (a part of any mapping) from the process, so that streaming a file much
-   * larger than RAM through a mapping keeps the resident memory bounded: on POSIX `madvise(MADV_DONTNEED)`
-   * on the whole pages inside `range` (a read-only mapping's pages come back from the file if read
-   * again); a no-op elsewhere. A hint: failures are ignored.
+   * Drops the pages of `range` from the process, so that streaming a file much larger than RAM through a
+   * mapping keeps the resident memory bounded: on POSIX `madvise(MADV_DONTNEED)` on the whole pages
+   * inside `range`, whose pages come back from the file if read again. Only when a live `mapped_file`
+   * (read-only, file-backed) holds all of `range`: on any other memory (a heap buffer, a mapping made
+   * elsewhere) MADV_DONTNEED would zero the pages, so nothing is done. A no-op on other systems. A hint:
+   * failures are ignored.
    */
   static void release(std::span<const std::byte> range) noexcept {
 #if !defined(_WIN32)
@@ -227,6 +229,7 @@ class mapped_file {
     const auto begin = reinterpret_cast<std::uintptr_t>(range.data());
     const std::uintptr_t first = (begin + page - 1) / page * page, last = (begin + range.size()) / page * page;
     if (last <= first) return;
+    if (detail::mapping_registry::get().find(range.data(), range.size()).fd < 0) return;  // not ours: keep it
     // NOLINTNEXTLINE(*-const-cast): madvise takes void*; the pages are only dropped, never written
     void* start = const_cast<std::byte*>(range.data() + (first - begin));
     ::madvise(start, last - first, MADV_DONTNEED);

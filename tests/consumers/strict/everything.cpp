@@ -177,7 +177,18 @@ int use_everything(const char* path) {
     for (const gguf::quantize_added_key& k : gguf::quantize_added_keys(*q)) (void)k.value;
     (void)gguf::quantize_keeps_key("general.name");
     (void)gguf::quantize_tensor_less("blk.1.attn_k.weight", "blk.10.attn_k.weight");
+    if (const auto whole = gguf::open_model(path)) {
+      gguf::quantize_model_options mo;
+      mo.n_threads = 2;
+      mo.importance = [](std::string_view) { return std::span<const float>{}; };
+      if (auto qw = gguf::quantized_writer(*whole, *q, qp, mo)) (void)qw->n_tensors();
+    }
   }
+  if (auto im = gguf::read_imatrix(model->bytes())) {
+    for (const gguf::imatrix::entry& e : im->entries()) (void)im->find(e.name).size();
+    (void)im->check_finite();
+  }
+  for (const gguf::tensor_info& t : model->tensors()) (void)gguf::check_finite(t.type, t.data);
   (void)gguf::read_hparams(model->metadata());
   (void)gguf::count_params(model->tensors());
   (void)gguf::rounded_notation(std::uint64_t{8} << 30).str();
