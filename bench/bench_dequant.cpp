@@ -35,6 +35,8 @@
 #include <utility>
 #include <vector>
 
+#include "ggml_library.hpp"
+
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
 #endif
@@ -185,25 +187,14 @@ bool in_library(const void* p, const void* base) {
 // ggml's to_float for every type whose block size, byte size and name equal gguf's (ggml has none for
 // f32, q8_1, q8_K, f64 and the integers). The library is never closed: its functions run until exit.
 ggml_anchor load_ggml() {
-  const char* chosen = std::getenv("GGUF_BENCH_GGML");
-  std::string path = chosen && *chosen ? chosen : "";
-  if (path.empty()) {
-    const char* oracle = std::getenv("GGUF_ORACLE_HOME");
-    const char* home = std::getenv("HOME");
-    if (oracle && *oracle) {
-      path = oracle;
-    } else if (home && *home) {
-      path = std::string(home) + "/.cache/gguf-oracle";
-    } else {
-      return {};
-    }
-    path += "/node_modules/@node-llama-cpp/linux-x64/bins/linux-x64/libggml-base.so";
-  }
+  const bench::ggml_library_path where = bench::ggml_library();
+  if (where.path.empty()) return {};
+  const std::string& path = where.path;
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   void* get = lib ? dlsym(lib, "ggml_get_type_traits") : nullptr;
   Dl_info info;
   if (!get || !dladdr(get, &info)) {
-    if (chosen && *chosen) {  // only a library asked for by name is worth a word: the oracle's is optional
+    if (where.chosen) {  // only a library asked for by name is worth a word: the oracle's is optional
       const std::string why = lib ? path + ": no ggml_get_type_traits" : dlerror();
       std::fprintf(stderr, "gguf-bench: no ggml/ benchmarks: %s\n", why.c_str());
     }

@@ -112,7 +112,10 @@ class imatrix {
 
   /// Sorts the entries by name; a name given twice keeps its last values (legacy files only).
   void finish() {
-    std::stable_sort(entries_.begin(), entries_.end(), [](const entry& a, const entry& b) { return a.name < b.name; });
+    // by name, then in file order (the offsets grow with it): the last of equal names is the file's last
+    std::sort(entries_.begin(), entries_.end(), [](const entry& a, const entry& b) {
+      return a.name < b.name || (a.name == b.name && a.offset < b.offset);
+    });
     std::vector<entry> unique;
     unique.reserve(entries_.size());
     for (entry& e : entries_) {
