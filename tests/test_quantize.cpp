@@ -8,10 +8,13 @@
 #include <gguf/gguf.hpp>
 #include <gguf/quantize.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <iterator>
+#include <limits>
 #include <random>
 #include <string>
 #include <string_view>
@@ -246,6 +249,44 @@ TEST_CASE("quantize then dequantize: the error on Gaussian weights is within eac
       for (std::size_t i = 0; i < n; ++i) err += (double(back[i]) - x[i]) * (double(back[i]) - x[i]);
       const double rmse = std::sqrt(err / n) / rms;
       CHECK(rmse <= b.rmse);
+    }
+  }
+}
+
+TEST_CASE("quantize: the SIMD quantizers this build picks write the scalar quantizers' bytes, hostile rows included") {
+  // gguf::quantize runs kernels::best_quantizer (SIMD for f16, bf16 and q8_0 on the instruction set the
+  // build targets: SSE2, AVX2, AVX-512 or NEON in CI); the scalar quantizer is the specification.
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  std::mt19937 rng(11);
+  std::normal_distribution<float> gauss(0.0f, 1.0f);
+  std::uniform_int_distribution<int> pick(0, 99);
+  const float specials[] = {nan,      -nan,     inf,     -inf,     0.0f, -0.0f, 1e-45f, -1e-40f, 3.4e38f, -3.4e38f,
+                            65504.0f, 65520.0f, 6.1e-5f, 2.98e-8f, 0.5f, -0.5f, 1.5f,   2.5f,    1e-39f};
+  for (ggml_type t : {ggml_type::f16, ggml_type::bf16, ggml_type::q8_0}) {
+    CAPTURE(gguf::to_string(t));
+    REQUIRE(static_cast<bool>(gguf::kernels::best_quantizer(t)));
+    for (std::size_t n : {32, 64, 96, 160, 4096}) {
+      for (int kind = 0; kind < 8; ++kind) {
+        std::vector<float> x(n);
+        const float scale = std::pow(10.0f, static_cast<float>(kind * 6 - 24));  // 1e-24 .. 1e18
+        for (float& v : x) v = gauss(rng) * scale;
+        if (kind >= 4) {  // specials sprinkled in, more of them each kind
+          for (float& v : x) {
+            if (pick(rng) < (kind - 3) * 5) v = specials[static_cast<std::size_t>(pick(rng)) % std::size(specials)];
+          }
+        }
+        if (kind == 2) {  // exact ties: multiples of d/2 (q8_0) and of half ulps
+          for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<float>(static_cast<int>(i % 255) - 127) * 0.5f;
+        }
+        if (kind == 3) std::fill(x.begin(), x.end(), 0.0f);
+        const std::size_t bytes = gguf::quantized_size(t, 1, n).value();
+        std::vector<std::byte> simd(bytes), reference(bytes);
+        REQUIRE(gguf::kernels::best_quantizer(t)(x.data(), simd.data(), n, nullptr) == errc::success);
+        REQUIRE(gguf::kernels::scalar_quantizer(t)(x.data(), reference.data(), n, nullptr) == errc::success);
+        CAPTURE(n);
+        CAPTURE(kind);
+        CHECK(simd == reference);
+      }
     }
   }
 }

@@ -8,6 +8,7 @@
 #include "gguf/version.hpp"
 #include "gguf/format/ggml_types.hpp"
 #include "gguf/kernels/scalar/quantize.hpp"
+#include "gguf/kernels/simd.hpp"
 #include "gguf/result.hpp"
 
 /**
@@ -70,7 +71,7 @@ inline result<std::size_t> quantize(ggml_type type, std::span<const float> src, 
   if (importance.empty() && kernels::requires_importance(type)) {
     return {errc::size_mismatch, "this type requires importance weights"};
   }
-  const kernels::quant_fn fn = kernels::scalar_quantizer(type);
+  const kernels::quant_fn fn = kernels::best_quantizer(type);
   if (!fn) return {errc::bad_tensor_type, "no quantizer for this type"};
   if (src.size() % n_per_row != 0) return {errc::size_mismatch, "the input is not a whole number of rows"};
   const std::size_t rows = src.size() / n_per_row;

@@ -5,6 +5,7 @@
 #include "gguf/format/ggml_types.hpp"
 #include "gguf/kernels/isa.hpp"
 #include "gguf/kernels/scalar.hpp"
+#include "gguf/kernels/scalar/quantize.hpp"
 
 /**
  * @file
@@ -21,6 +22,7 @@
 #include "gguf/kernels/simd/low_bit.hpp"
 #include "gguf/kernels/simd/nonlinear.hpp"
 #include "gguf/kernels/simd/plain.hpp"
+#include "gguf/kernels/simd/quantize.hpp"
 #include "gguf/kernels/simd/ternary.hpp"
 #endif
 
@@ -107,6 +109,39 @@ constexpr dequant_fn_to<Out> best_kernel_to(ggml_type t) noexcept {
  * @return the kernel, never null for a type of `ggml_types`
  */
 constexpr dequant_fn best_kernel(ggml_type t) noexcept { return best_kernel_to<float>(t); }
+
+/**
+ * The quantizer of `t` for the xsimd architecture `A`: a SIMD twin where there is one (f16, bf16, q8_0),
+ * else the scalar quantizer. Every one writes exactly the scalar quantizer's bytes.
+ * @param t a ggml type
+ * @return the quantizer; nullptr where `scalar_quantizer` has none
+ */
+template <class A>
+constexpr quant_fn simd_quantizer(ggml_type t) noexcept {
+#if !defined(GGUF_NO_SIMD)
+  switch (t) {
+    case ggml_type::f16: return simd::quantize_f16<A>;
+    case ggml_type::bf16: return simd::quantize_bf16<A>;
+    case ggml_type::q8_0: return simd::quantize_q8_0<A>;
+    default: break;
+  }
+#endif
+  return scalar_quantizer(t);
+}
+
+/**
+ * The best quantizer of `t` the compiler flags of this translation unit allow (`xsimd::default_arch`), or
+ * its scalar quantizer under GGUF_NO_SIMD: what `gguf::quantize` runs.
+ * @param t a ggml type
+ * @return the quantizer; nullptr where `scalar_quantizer` has none
+ */
+constexpr quant_fn best_quantizer(ggml_type t) noexcept {
+#if defined(GGUF_NO_SIMD)
+  return scalar_quantizer(t);
+#else
+  return simd_quantizer<xsimd::default_arch>(t);
+#endif
+}
 
 /** Every best kernel, for the dispatch library (one table per instruction set). */
 constexpr dispatch::detail::kernel_table best_kernel_table() noexcept {
