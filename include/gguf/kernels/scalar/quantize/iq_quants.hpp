@@ -190,6 +190,13 @@ inline unsigned sub_scale(float id, float scale, int lmax) noexcept {
   return static_cast<unsigned>(l < 0 ? 0 : (l > lmax ? lmax : l));
 }
 
+/// The 4-bit sub-scales of n scales (n even) under block scale 1/id, two a byte, low nibble first.
+inline void pack_sub_scales(std::byte* out, const float* scales, std::size_t n, float id) noexcept {
+  for (std::size_t ib = 0; ib < n; ib += 2) {
+    out[ib / 2] = static_cast<std::byte>(sub_scale(id, scales[ib], 15) | (sub_scale(id, scales[ib + 1], 15) << 4));
+  }
+}
+
 /// glibc 2.36's qsort for iq1's (value, index) pairs: a top-down merge sort (halves n/2 and n - n/2)
 /// taking the left element while compare(left, right) <= 0, compare being ggml's iq1_sort_helper
 /// (-1, 1, or 0, which NaNs also give). Stable, so ties keep index order.
@@ -389,10 +396,7 @@ inline constexpr float iq1_xm[3] = {-1 - iq1_delta, -iq1_delta, 1 - iq1_delta};
     const float d = max_scale / 31;
     quant::store_le(dst + offsetof(B, d), iq::ggml_half(d));
     const float id = 1 / d;
-    for (std::size_t ib = 0; ib < 16; ib += 2) {
-      const unsigned lo = iq::sub_scale(id, scales[ib], 15), hi = iq::sub_scale(id, scales[ib + 1], 15);
-      dst[offsetof(B, scales) + ib / 2] = static_cast<std::byte>(lo | (hi << 4));
-    }
+    iq::pack_sub_scales(dst + offsetof(B, scales), scales.data(), 16, id);
     for (std::size_t j = 0; j < 32; ++j) quant::store_le(dst + offsetof(B, qs) + 2 * j, q2[j]);
   }
   return errc::success;
@@ -454,10 +458,7 @@ inline constexpr float iq1_xm[3] = {-1 - iq1_delta, -iq1_delta, 1 - iq1_delta};
     const float d = max_scale / 31;
     quant::store_le(dst + offsetof(B, d), iq::ggml_half(d * 0.9875f));
     const float id = 1 / d;
-    for (std::size_t ib = 0; ib < 16; ib += 2) {
-      const unsigned lo = iq::sub_scale(id, scales[ib], 15), hi = iq::sub_scale(id, scales[ib + 1], 15);
-      dst[offsetof(B, scales) + ib / 2] = static_cast<std::byte>(lo | (hi << 4));
-    }
+    iq::pack_sub_scales(dst + offsetof(B, scales), scales.data(), 16, id);
   }
   return errc::success;
 }
@@ -575,10 +576,7 @@ inline constexpr float iq1_xm[3] = {-1 - iq1_delta, -iq1_delta, 1 - iq1_delta};
     const float d = max_scale / 31;
     quant::store_le(dst + offsetof(B, d), iq::ggml_half(d * 1.033f));
     const float id = 1 / d;
-    for (std::size_t ib = 0; ib < 8; ib += 2) {
-      const unsigned lo = iq::sub_scale(id, scales[ib], 15), hi = iq::sub_scale(id, scales[ib + 1], 15);
-      dst[offsetof(B, scales) + ib / 2] = static_cast<std::byte>(lo | (hi << 4));
-    }
+    iq::pack_sub_scales(dst + offsetof(B, scales), scales.data(), 8, id);
   }
   return errc::success;
 }
