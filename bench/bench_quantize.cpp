@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <random>
 #include <span>
 #include <string>
@@ -38,21 +39,19 @@ constexpr gguf::ggml_type hot[] = {gguf::ggml_type::f16, gguf::ggml_type::bf16, 
 
 /// n Gaussian weights in rows of 4096, each row at its own scale (made once per size).
 const std::vector<float>& weights(std::int64_t n) {
-  static std::vector<std::pair<std::int64_t, std::vector<float>>> made;
-  for (const auto& [size, w] : made) {
-    if (size == n) return w;
-  }
+  static std::map<std::int64_t, std::vector<float>> made;  // a map: references stay valid as it grows
+  std::vector<float>& w = made[n];
+  if (!w.empty()) return w;
   std::mt19937_64 rng(42);  // NOLINT(cert-msc32-c,cert-msc51-cpp): the same input in every run
   std::normal_distribution<float> gauss(0.0f, 1.0f);
   std::uniform_real_distribution<float> decade(-2.5f, 0.5f);
-  std::vector<float> w(static_cast<std::size_t>(n));
+  w.resize(static_cast<std::size_t>(n));
   float scale = 1.0f;
   for (std::size_t i = 0; i < w.size(); ++i) {
     if (i % n_per_row == 0) scale = std::pow(10.0f, decade(rng));
     w[i] = gauss(rng) * scale;
   }
-  made.emplace_back(n, std::move(w));
-  return made.back().second;
+  return w;
 }
 
 /// One importance weight per column.

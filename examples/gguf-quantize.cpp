@@ -197,7 +197,7 @@ int main(int argc, char** argv) {
   gguf::save_options save;
   save.progress = [&](std::uint64_t written, std::uint64_t total) {
     if (!tty) return;
-    std::size_t k = 0;
+    std::size_t k = current == layout.size() ? 0 : current;  // the bytes only grow: go on from the last
     while (k < layout.size() && layout[k].end <= written) ++k;
     if (k == current && written != total) return;  // one redraw per tensor, and at the end
     current = k;

@@ -251,7 +251,7 @@ TEST_CASE("check_finite: the floats ggml_validate_row_data checks, per type") {
 namespace {
 
 /// A one-block llama of f32 weights (random, fixed seed), written to `path`: enough for llama.cpp's mixes.
-void write_tiny_llama(const std::filesystem::path& path, std::vector<std::vector<float>>& data) {
+void write_tiny_llama(const std::filesystem::path& path, std::vector<std::vector<float>>& data, bool with_4d = false) {
   gguf::writer w;
   REQUIRE(w.set("general.architecture", gguf::value("llama")));
   REQUIRE(w.set("general.file_type", gguf::value(std::uint32_t{0})));
@@ -286,6 +286,7 @@ void write_tiny_llama(const std::filesystem::path& path, std::vector<std::vector
   add("blk.0.ffn_up.weight", {256, 512});
   add("blk.0.ffn_down.weight", {512, 256});
   add("output.weight", {256, 64});
+  if (with_4d) add("blk.0.extra.weight", {256, 16, 2, 2});
   REQUIRE(gguf::save(w, path));
 }
 
@@ -349,6 +350,38 @@ TEST_CASE("quantize_model: llama.cpp's file, every tensor what gguf::quantize ma
     CHECK(gguf::quantize_model(*m, dir / "refused.gguf", *gguf::find_ftype("IQ2_XS"), opt).error().code ==
           errc::not_found);
     CHECK_FALSE(std::filesystem::exists(dir / "refused.gguf"));
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+
+TEST_CASE("quantize_model: importance weights per matrix slice ne[2] only, so a 4-D tensor takes one row's worth") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "gguf-test-quantize-model-4d";
+  std::filesystem::create_directories(dir);
+  {
+    std::vector<std::vector<float>> data;
+    write_tiny_llama(dir / "in.gguf", data, true);
+    auto m = gguf::open_model(dir / "in.gguf");
+    REQUIRE(m);
+    std::vector<float> per_column(256, 1.0f), per_matrix(256 * 2, 1.0f);
+    gguf::quantize_model_options opt;
+    std::span<const float> given = per_matrix;
+    opt.importance = [&](std::string_view name) {
+      return name == "blk.0.extra.weight" ? given : std::span<const float>{};
+    };
+    const auto r = gguf::quantize_model(*m, dir / "out.gguf", *gguf::find_ftype("Q4_K_M"), opt);
+    CHECK(r.error().code == errc::size_mismatch);
+    CHECK(r.error().subject() == "blk.0.extra.weight");
+    CHECK_FALSE(std::filesystem::exists(dir / "out.gguf"));
+    given = per_column;  // one weight per column serves every matrix
+    REQUIRE(gguf::quantize_model(*m, dir / "out.gguf", *gguf::find_ftype("Q4_K_M"), opt));
+    auto out = gguf::open(dir / "out.gguf");
+    REQUIRE(out);
+    const gguf::tensor_info* t = out->find_tensor("blk.0.extra.weight");
+    REQUIRE(t);
+    std::vector<std::byte> want(t->n_bytes);
+    REQUIRE(gguf::quantize(t->type, data.back(), 256, want, per_column));
+    CHECK(std::ranges::equal(want, t->data));
   }
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);

@@ -203,6 +203,11 @@ inline result<writer> quantized_writer(const model& m, const ftype_info& ftype, 
     if (opt.importance) {
       const std::span<const float> imp = opt.importance(t.name);
       const std::uint64_t per_matrix = t.ne[0], all = t.ne[0] * t.ne[2];
+      // llama.cpp's slices run over ne[2] only: per-expert weights for a 4-D tensor would be misread
+      const bool sliced = imp.size() == all && all != per_matrix;
+      if (sliced && t.ne[3] != 1) {
+        return error{errc::size_mismatch, "per-matrix importance weights for a 4-D tensor"}.about(t.name);
+      }
       if (!imp.empty() && imp.size() != all && imp.size() != per_matrix && t.name != "token_embd.weight") {
         return error{errc::size_mismatch, "the importance weights are not one per column (times the experts)"}.about(
             t.name);
