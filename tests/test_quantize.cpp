@@ -254,19 +254,21 @@ TEST_CASE("quantize then dequantize: the error on Gaussian weights is within eac
 }
 
 TEST_CASE("quantize: the SIMD quantizers this build picks write the scalar quantizers' bytes, hostile rows included") {
-  // gguf::quantize runs kernels::best_quantizer (SIMD for f16, bf16 and q8_0 on the instruction set the
-  // build targets: SSE2, AVX2, AVX-512 or NEON in CI); the scalar quantizer is the specification.
+  // gguf::quantize runs kernels::best_quantizer (SIMD for f16, bf16, q8_0, and the legacy 4/5-bit types
+  // without importance weights, on the instruction set the build targets: SSE2, AVX2, AVX-512 or NEON in
+  // CI); the scalar quantizer is the specification.
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   std::mt19937 rng(11);
   std::normal_distribution<float> gauss(0.0f, 1.0f);
   std::uniform_int_distribution<int> pick(0, 99);
   const float specials[] = {nan,      -nan,     inf,     -inf,     0.0f, -0.0f, 1e-45f, -1e-40f, 3.4e38f, -3.4e38f,
                             65504.0f, 65520.0f, 6.1e-5f, 2.98e-8f, 0.5f, -0.5f, 1.5f,   2.5f,    1e-39f};
-  for (ggml_type t : {ggml_type::f16, ggml_type::bf16, ggml_type::q8_0}) {
+  for (ggml_type t : {ggml_type::f16, ggml_type::bf16, ggml_type::q8_0, ggml_type::q4_0, ggml_type::q4_1,
+                      ggml_type::q5_0, ggml_type::q5_1}) {
     CAPTURE(gguf::to_string(t));
     REQUIRE(static_cast<bool>(gguf::kernels::best_quantizer(t)));
     for (std::size_t n : {32, 64, 96, 160, 4096}) {
-      for (int kind = 0; kind < 8; ++kind) {
+      for (int kind = 0; kind < 13; ++kind) {
         std::vector<float> x(n);
         const float scale = std::pow(10.0f, static_cast<float>(kind * 6 - 24));  // 1e-24 .. 1e18
         for (float& v : x) v = gauss(rng) * scale;
@@ -279,6 +281,28 @@ TEST_CASE("quantize: the SIMD quantizers this build picks write the scalar quant
           for (std::size_t i = 0; i < n; ++i) x[i] = static_cast<float>(static_cast<int>(i % 255) - 127) * 0.5f;
         }
         if (kind == 3) std::fill(x.begin(), x.end(), 0.0f);
+        if (kind == 8) {  // the largest magnitude twice per block, with both signs: the first one counts
+          for (std::size_t b = 0; b < n; b += 32) {
+            const std::size_t i = b + static_cast<std::size_t>(pick(rng)) % 32,
+                              j = b + static_cast<std::size_t>(pick(rng)) % 32;
+            x[i] = 9.0f;
+            x[j] = -9.0f;
+          }
+        }
+        if (kind == 9) {  // zeros of both signs as a block's minimum or maximum (or both: all zero)
+          for (float& v : x) v = pick(rng) < 30 ? (pick(rng) < 50 ? 0.0f : -0.0f) : std::fabs(v);
+          for (std::size_t i = 0; i + 32 <= n; i += 64)
+            std::fill_n(x.begin() + static_cast<std::ptrdiff_t>(i), 32, -0.0f);
+        }
+        if (kind == 10) {  // ranges whose max - min overflows
+          for (float& v : x) v = v < 0 ? -3.0e38f : 3.0e38f;
+        }
+        if (kind == 11) {  // subnormal weights: d is tiny and 1 / d overflows
+          for (float& v : x) v = gauss(rng) * 1e-40f;
+        }
+        if (kind == 12) {  // a constant row
+          std::fill(x.begin(), x.end(), -1.25f);
+        }
         const std::size_t bytes = gguf::quantized_size(t, 1, n).value();
         std::vector<std::byte> simd(bytes), reference(bytes);
         REQUIRE(gguf::kernels::best_quantizer(t)(x.data(), simd.data(), n, nullptr) == errc::success);

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -346,4 +347,78 @@ TEST_CASE("all 65536 halves convert to the same float bits on every instruction 
     }
     CHECK(bad == 0);
   }
+}
+
+TEST_CASE("every quantizer of every supported instruction set writes the scalar quantizer's bytes") {
+  // gguf::quantize runs dispatch::quantizer(type) in dispatch mode: SIMD twins where a type has one (f16,
+  // bf16, q8_0, and q4_0 ... q5_1 without importance weights), the scalar quantizer elsewhere. Rows of
+  // Gaussian weights at many scales, with ties, zeros of both signs, ranges that overflow, subnormals,
+  // NaN and infinities; with and without importance weights.
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const float specials[] = {nan, -nan, inf, -inf, 0.0f, -0.0f, 1e-45f, -1e-40f, 3.4e38f, -3.4e38f, 65520.0f, 0.5f};
+  std::mt19937 rng(5);
+  std::normal_distribution<float> gauss(0.0f, 1.0f);
+  std::uniform_int_distribution<int> pick(0, 99);
+  constexpr std::size_t n = 512;
+  std::vector<std::vector<float>> rows;
+  for (int kind = 0; kind < 10; ++kind) {
+    std::vector<float> x(n);
+    const float scale = std::pow(10.0f, static_cast<float>(kind * 5 - 20));  // 1e-20 .. 1e25
+    for (float& v : x) v = gauss(rng) * scale;
+    if (kind == 1) std::fill(x.begin(), x.end(), 0.0f);
+    if (kind == 2) {  // zeros of both signs, extremes of both signs twice
+      for (float& v : x) v = pick(rng) < 30 ? (pick(rng) < 50 ? 0.0f : -0.0f) : std::fabs(v);
+      x[3] = 7.0f;
+      x[9] = -7.0f;
+    }
+    if (kind == 3) {
+      for (float& v : x) v = v < 0 ? -3.0e38f : 3.0e38f;
+    }
+    if (kind >= 7) {  // specials, more each kind
+      for (float& v : x) {
+        if (pick(rng) < (kind - 6) * 4) v = specials[static_cast<std::size_t>(pick(rng)) % std::size(specials)];
+      }
+    }
+    rows.push_back(std::move(x));
+  }
+  std::vector<float> importance(n);
+  for (float& w : importance) w = std::fabs(gauss(rng)) + 0.01f;
+  for (const gguf::type_traits& tt : gguf::ggml_types) {
+    const gguf::quant_fn reference = gguf::kernels::scalar_quantizer(tt.type);
+    if (!reference) continue;
+    CAPTURE(tt.name);
+    const std::size_t bytes = n / tt.block_size * tt.type_size;
+    for (isa i : isas()) {
+      CAPTURE(gguf::dispatch::to_string(i));
+      const gguf::quant_fn q = gguf::dispatch::quantizer(tt.type, i);
+      REQUIRE(static_cast<bool>(q));
+      for (bool weighted : {false, true}) {
+        if (!weighted && gguf::kernels::requires_importance(tt.type)) continue;
+        const float* w = weighted ? importance.data() : nullptr;
+        for (std::size_t r = 0; r < rows.size(); ++r) {
+          CAPTURE(r);
+          CAPTURE(weighted);
+          std::vector<std::byte> got(bytes), want(bytes);
+          const gguf::errc e = q(rows[r].data(), got.data(), n, w);
+          REQUIRE(e == reference(rows[r].data(), want.data(), n, w));
+          if (e == gguf::errc::success) CHECK(got == want);
+        }
+      }
+    }
+    CHECK(static_cast<bool>(gguf::dispatch::quantizer(tt.type, static_cast<isa>(200))) == false);
+  }
+  CHECK(static_cast<bool>(gguf::dispatch::quantizer(ggml_type::q8_K)) == false);
+
+  // gguf::quantize follows the active instruction set
+  for (isa i : isas()) {
+    REQUIRE(gguf::dispatch::set_active(i));
+    const bool same = gguf::dispatch::quantizer(ggml_type::q4_0) == gguf::dispatch::quantizer(ggml_type::q4_0, i);
+    CHECK(same);
+    std::vector<std::byte> got(n / 32 * 18), want(n / 32 * 18);
+    REQUIRE(gguf::quantize(ggml_type::q4_0, rows[0], n, got));
+    REQUIRE(gguf::kernels::scalar_quantizer(ggml_type::q4_0)(rows[0].data(), want.data(), n, nullptr) ==
+            gguf::errc::success);
+    CHECK(got == want);
+  }
+  gguf::dispatch::set_active(gguf::dispatch::best());
 }

@@ -26,11 +26,25 @@ using dequant_fn = void (*)(const std::byte* src, float* dst, std::size_t n_bloc
 template <dequant_output Out>
 using dequant_fn_to = void (*)(const std::byte* src, Out* dst, std::size_t n_blocks) noexcept;
 
+enum class errc : std::uint8_t;  // gguf/result.hpp
+
+/**
+ * A row quantizer: `n_per_row` floats at `src` (a whole number of blocks) into `n_per_row / block_size`
+ * blocks at `dst` (any alignment), with one importance weight per column at `importance`, or none
+ * (nullptr). The callers check sizes first (`gguf::quantize` does); the one failure left is a row ggml
+ * itself cannot quantize (it aborts: the IQ grid types on NaN, infinities or squares that overflow),
+ * `errc::out_of_range`, after which the row's bytes are unspecified. Every instruction set's quantizer of
+ * a type writes the same bytes. `dispatch::quantizer` hands them out, and `gguf::kernels::scalar_quantizer`
+ * / `best_quantizer` in header-only code.
+ */
+using quant_fn = errc (*)(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept;
+
 /**
  * Runtime CPU dispatch: the kernels of every instruction set gguf was built for, chosen at run time from
  * what the CPU and the OS support (cpuid + xgetbv). Only available when linking the `gguf::dispatch`
  * CMake target, a small static library with one translation unit per instruction set; linking it
- * defines GGUF_RUNTIME_DISPATCH=1, which routes `gguf::dequantize` through `dispatch::kernel`.
+ * defines GGUF_RUNTIME_DISPATCH=1, which routes `gguf::dequantize` through `dispatch::kernel` and
+ * `gguf::quantize` through `dispatch::quantizer`.
  * Without it, `gguf::dequantize` uses the best kernels the caller's own compiler flags allow.
  */
 namespace dispatch {
@@ -78,7 +92,7 @@ bool supported(isa i) noexcept;
 isa best() noexcept;
 
 /**
- * The instruction set `dequantize` uses: `best()`, unless the environment variable GGUF_FORCE_ISA names
+ * The instruction set `dequantize` and `quantize` use: `best()`, unless the environment variable GGUF_FORCE_ISA names
  * a supported one ("scalar", "sse2", "avx2", "avx512bw", "neon64"; read once, at the first call) or
  * `set_active` chose another.
  */
@@ -120,6 +134,22 @@ dequant_fn_to<Out> kernel_to(ggml_type type, isa i) noexcept;
 template <dequant_output Out>
 dequant_fn_to<Out> kernel_to(ggml_type type) noexcept;
 
+/**
+ * The quantizer of a type for a given instruction set, whether active or not (to compare them).
+ * @param type a ggml type
+ * @param i    an instruction set
+ * @return the quantizer; nullptr when `i` is not `supported` or the type has no quantizer (q8_1, q8_K,
+ *         the integer types, f64)
+ */
+quant_fn quantizer(ggml_type type, isa i) noexcept;
+
+/**
+ * The quantizer of a type for the `active` instruction set: what `gguf::quantize` calls.
+ * @param type a ggml type
+ * @return the quantizer; nullptr when the type has none
+ */
+quant_fn quantizer(ggml_type type) noexcept;
+
 /// @cond INTERNAL
 extern template dequant_fn_to<float> kernel_to<float>(ggml_type, isa) noexcept;
 extern template dequant_fn_to<f16> kernel_to<f16>(ggml_type, isa) noexcept;
@@ -134,6 +164,7 @@ struct kernel_table {
   dequant_fn_to<float> f32_out[ggml_type_count] = {};  ///< float outputs
   dequant_fn_to<f16> f16_out[ggml_type_count] = {};    ///< f16 outputs
   dequant_fn_to<bf16> bf16_out[ggml_type_count] = {};  ///< bf16 outputs
+  quant_fn quantize[ggml_type_count] = {};             ///< quantizers (null where a type has none)
 
   /// The kernel of `t` for `Out`.
   template <dequant_output Out>

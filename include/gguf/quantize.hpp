@@ -71,7 +71,11 @@ inline result<std::size_t> quantize(ggml_type type, std::span<const float> src, 
   if (importance.empty() && kernels::requires_importance(type)) {
     return {errc::size_mismatch, "this type requires importance weights"};
   }
-  const kernels::quant_fn fn = kernels::best_quantizer(type);
+#if GGUF_RUNTIME_DISPATCH
+  const quant_fn fn = dispatch::quantizer(type);  // the active instruction set's (gguf::dispatch)
+#else
+  const quant_fn fn = kernels::best_quantizer(type);  // the best this translation unit's flags allow
+#endif
   if (!fn) return {errc::bad_tensor_type, "no quantizer for this type"};
   if (src.size() % n_per_row != 0) return {errc::size_mismatch, "the input is not a whole number of rows"};
   const std::size_t rows = src.size() / n_per_row;

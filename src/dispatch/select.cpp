@@ -155,5 +155,13 @@ dequant_fn kernel(ggml_type type, isa i) noexcept { return kernel_to<float>(type
 
 dequant_fn kernel(ggml_type type) noexcept { return kernel_to<float>(type); }
 
+quant_fn quantizer(ggml_type type, isa i) noexcept {
+  const detail::kernel_table* t = detail::table(i);
+  const auto id = static_cast<std::uint32_t>(type);
+  return t && id < ggml_type_count ? t->quantize[id] : nullptr;
+}
+
+quant_fn quantizer(ggml_type type) noexcept { return quantizer(type, active()); }
+
 }  // namespace dispatch
 GGUF_END_NAMESPACE

@@ -20,7 +20,8 @@ cd "$root/tests"
 # One object per source, as many at a time as there are cores (g++ given several sources compiles them
 # one after another): gguf-tests header-only, the rest through the dispatch selector.
 plain=(test_main test_format test_validation test_allocation test_real_files test_json test_mapped_file test_dequant
-       test_damaged_files test_errors test_print test_writer test_save)
+       test_damaged_files test_errors test_print test_writer test_save test_quantize test_quantize_iq
+       test_quantize_plan test_imatrix)
 dispatch=(test_main test_simd ../src/dispatch/select fuzz/fuzz_gguf fuzz/replay_main)
 mkdir -p "$out/plain" "$out/dispatch"
 compile() {  # MODE SOURCE (without .cpp)

@@ -7,6 +7,8 @@
 //  - a type that requires importance weights refuses without them, writing nothing;
 //  - the IQ grid types may refuse rows ggml aborts on (out_of_range), never writing past the output, and
 //    refuse the same input again; no other type refuses anything;
+//  - the quantizer gguf::quantize runs (a SIMD twin where there is one) writes the scalar quantizer's bytes,
+//    row by row;
 //  - the blocks read back through the dequantizer without a fault.
 // A violation traps: a finding.
 //
@@ -96,6 +98,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (!gguf::quantize(type, src, n_per_row, again, importance)) __builtin_trap();
   if (std::memcmp(out.data(), again.data(), out.size()) != 0) __builtin_trap();
+
+  // The scalar quantizer is the specification of every SIMD twin.
+  const std::size_t row_bytes = *expected / rows;
+  std::vector<std::byte> reference(row_bytes);
+  for (std::size_t r = 0; r < rows; ++r) {
+    const float* w = importance.empty() ? nullptr : importance.data();
+    if (gguf::kernels::scalar_quantizer(type)(src.data() + r * n_per_row, reference.data(), n_per_row, w) !=
+        gguf::errc::success) {
+      __builtin_trap();
+    }
+    if (std::memcmp(reference.data(), out.data() + r * row_bytes, row_bytes) != 0) __builtin_trap();
+  }
 
   std::vector<float> back(rows * n_per_row);
   if (!gguf::dequantize(type, std::span<const std::byte>(out.data(), *expected), back)) __builtin_trap();

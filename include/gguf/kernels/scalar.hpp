@@ -12,6 +12,7 @@
 #include "gguf/kernels/scalar/fp4.hpp"
 #include "gguf/kernels/scalar/iq_quants.hpp"
 #include "gguf/kernels/scalar/k_quants.hpp"
+#include "gguf/kernels/scalar/quantize.hpp"
 #include "gguf/kernels/scalar/legacy.hpp"
 #include "gguf/kernels/scalar/low_bit.hpp"
 #include "gguf/kernels/scalar/plain.hpp"
@@ -146,9 +147,13 @@ constexpr dispatch::detail::kernel_table kernel_table_of(Pick pick) noexcept {
   return table;
 }
 
-/** Every scalar kernel, for the dispatch library. */
+/** Every scalar kernel and quantizer, for the dispatch library. */
 constexpr dispatch::detail::kernel_table scalar_kernel_table() noexcept {
-  return kernel_table_of([](ggml_type t, auto out) { return scalar_kernel_to<decltype(out)>(t); });
+  dispatch::detail::kernel_table table =
+      kernel_table_of([](ggml_type t, auto out) { return scalar_kernel_to<decltype(out)>(t); });
+  for (const type_traits& tt : ggml_types)
+    table.quantize[static_cast<std::uint32_t>(tt.type)] = scalar_quantizer(tt.type);
+  return table;
 }
 
 }  // namespace kernels

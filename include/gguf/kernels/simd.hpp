@@ -123,6 +123,10 @@ constexpr quant_fn simd_quantizer(ggml_type t) noexcept {
     case ggml_type::f16: return simd::quantize_f16<A>;
     case ggml_type::bf16: return simd::quantize_bf16<A>;
     case ggml_type::q8_0: return simd::quantize_q8_0<A>;
+    case ggml_type::q4_0: return simd::quantize_q4_0<A>;
+    case ggml_type::q4_1: return simd::quantize_q4_1<A>;
+    case ggml_type::q5_0: return simd::quantize_q5_0<A>;
+    case ggml_type::q5_1: return simd::quantize_q5_1<A>;
     default: break;
   }
 #endif
@@ -145,7 +149,11 @@ constexpr quant_fn best_quantizer(ggml_type t) noexcept {
 
 /** Every best kernel, for the dispatch library (one table per instruction set). */
 constexpr dispatch::detail::kernel_table best_kernel_table() noexcept {
-  return kernel_table_of([](ggml_type t, auto out) { return best_kernel_to<decltype(out)>(t); });
+  dispatch::detail::kernel_table table =
+      kernel_table_of([](ggml_type t, auto out) { return best_kernel_to<decltype(out)>(t); });
+  for (const type_traits& tt : ggml_types)
+    table.quantize[static_cast<std::uint32_t>(tt.type)] = best_quantizer(tt.type);
+  return table;
 }
 
 }  // namespace kernels

@@ -1039,6 +1039,161 @@ inline void stream_fence() noexcept {
 #endif
 }
 
+// ---- Reductions and narrowing for the quantizers --------------------------------------------------
+
+/**
+ * Makes `v` opaque to the optimiser, in a register: the SIMD `opaque` (kernels/barriers.hpp). Where the
+ * reference rounds a product before adding to it, the compiler must not fuse the two into an FMA.
+ */
+template <class A>
+inline void opaque(fbatch<A>& v) noexcept {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  auto r = static_cast<typename fbatch<A>::register_type>(v);
+  __asm__("" : "+v"(r));
+  v = fbatch<A>(r);
+#elif defined(__GNUC__) && defined(__aarch64__)
+  auto r = static_cast<typename fbatch<A>::register_type>(v);
+  __asm__("" : "+w"(r));
+  v = fbatch<A>(r);
+#else
+  alignas(64) volatile float lane[lanes<A>];  // MSVC does not contract under /fp:precise; a fallback
+  alignas(64) float t[lanes<A>];
+  v.store_aligned(t);
+  for (std::size_t k = 0; k < lanes<A>; ++k) lane[k] = t[k];
+  for (std::size_t k = 0; k < lanes<A>; ++k) t[k] = lane[k];
+  v = fbatch<A>::load_aligned(t);
+#endif
+}
+
+/** The largest lane of `v`, which holds no NaN (with none, the maximum is the same in any order). */
+template <class A>
+inline float max_lane(const fbatch<A>& v) noexcept {
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if constexpr (is_avx512<A>) return _mm512_reduce_max_ps(v);
+#endif
+#if defined(__AVX2__)
+  if constexpr (is_avx2<A>) {
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    return _mm_cvtss_f32(_mm_max_ss(m, _mm_shuffle_ps(m, m, 0x55)));
+  }
+#endif
+#if defined(__SSE2__) || defined(_M_X64)
+  if constexpr (is_sse<A>) {
+    __m128 m = v;
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    return _mm_cvtss_f32(_mm_max_ss(m, _mm_shuffle_ps(m, m, 0x55)));
+  }
+#endif
+#if defined(__aarch64__) || defined(_M_ARM64)
+  if constexpr (is_neon64<A>) return vmaxvq_f32(v);
+#endif
+  alignas(64) float lane[lanes<A>];
+  v.store_aligned(lane);
+  float max = lane[0];
+  for (std::size_t k = 1; k < lanes<A>; ++k) max = lane[k] > max ? lane[k] : max;
+  return max;
+}
+
+/** The lanes of a comparison as bits, lane k in bit k (x86's movemask). */
+template <class A, class T>
+inline std::uint32_t lane_bits(const xsimd::batch_bool<T, A>& b) noexcept {
+  static_assert(sizeof(T) == 4);
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if constexpr (is_avx512<A>) return static_cast<__mmask16>(b);
+#endif
+#if defined(__AVX2__)
+  if constexpr (is_avx2<A>) {
+    if constexpr (std::is_same_v<T, float>) {
+      return static_cast<std::uint32_t>(_mm256_movemask_ps(b));
+    } else {
+      return static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(b)));
+    }
+  }
+#endif
+#if defined(__SSE2__) || defined(_M_X64)
+  if constexpr (is_sse<A>) {
+    if constexpr (std::is_same_v<T, float>) {
+      return static_cast<std::uint32_t>(_mm_movemask_ps(b));
+    } else {
+      return static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(b)));
+    }
+  }
+#endif
+#if defined(__aarch64__) || defined(_M_ARM64)
+  if constexpr (is_neon64<A>) {
+    static constexpr std::uint32_t bit[4] = {1, 2, 4, 8};
+    return vaddvq_u32(vandq_u32(static_cast<uint32x4_t>(b), vld1q_u32(bit)));
+  }
+#endif
+  alignas(64) std::int32_t lane[lanes<A>];
+  xsimd::select(b, xsimd::batch<T, A>(T(1)), xsimd::batch<T, A>(T(0))).store_aligned(reinterpret_cast<T*>(lane));
+  std::uint32_t bits = 0;
+  for (std::size_t k = 0; k < lanes<A>; ++k) {
+    T t;
+    std::memcpy(&t, lane + k, sizeof t);
+    bits |= static_cast<std::uint32_t>(t != T(0)) << k;
+  }
+  return bits;
+}
+
+/**
+ * The f16 bits of a float that is not NaN, as ggml converts it (nearest even, overflow to infinity): the
+ * hardware's conversion where the instruction set has one, else the portable `to_f16`.
+ */
+template <class A>
+inline std::uint16_t half_of(float x) noexcept {
+#if defined(__F16C__)
+  if constexpr (is_avx2<A> || is_avx512<A>) {
+    // _mm_cvtps_ph, not _cvtss_sh: clang's macro for the latter is a compound literal (-Wpedantic)
+    const __m128i h = _mm_cvtps_ph(_mm_set_ss(x), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    return static_cast<std::uint16_t>(_mm_cvtsi128_si32(h) & 0xFFFF);
+  }
+#endif
+#if defined(__aarch64__) || defined(_M_ARM64)
+  if constexpr (is_neon64<A>) return vget_lane_u16(vreinterpret_u16_f16(vcvt_f16_f32(vdupq_n_f32(x))), 0);
+#endif
+  return to_f16(x).bits;
+}
+
+/** The low byte of each lane of `x` (each in 0 ... 255), stored at p: narrowed in registers. */
+template <class A>
+inline void store_low_bytes(std::byte* p, const ibatch<A>& x) noexcept {
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if constexpr (is_avx512<A>) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtepi32_epi8(x));
+    return;
+  }
+#endif
+#if defined(__AVX2__)
+  if constexpr (is_avx2<A>) {
+    const __m256i v = x;
+    const __m128i w = _mm_packus_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(p), _mm_packus_epi16(w, w));
+    return;
+  }
+#endif
+#if defined(__SSE2__) || defined(_M_X64)
+  if constexpr (is_sse<A>) {  // the signed pack is exact for 0 ... 255
+    const __m128i w = _mm_packs_epi32(x, x);
+    const int v = _mm_cvtsi128_si32(_mm_packus_epi16(w, w));
+    std::memcpy(p, &v, 4);
+    return;
+  }
+#endif
+#if defined(__aarch64__) || defined(_M_ARM64)
+  if constexpr (is_neon64<A>) {
+    const uint16x4_t w = vmovn_u32(vreinterpretq_u32_s32(x));
+    const uint8x8_t b = vmovn_u16(vcombine_u16(w, w));
+    const std::uint32_t v = vget_lane_u32(vreinterpret_u32_u8(b), 0);
+    std::memcpy(p, &v, 4);
+    return;
+  }
+#endif
+  alignas(64) std::int32_t t[lanes<A>];
+  x.store_aligned(t);
+  for (std::size_t i = 0; i < lanes<A>; ++i) p[i] = static_cast<std::byte>(t[i]);
+}
 // ---- Loop helpers -------------------------------------------------------------------------------
 
 /// A compile-time index, as `unroll` passes them: every shift count and table index in the body is then a

@@ -1,10 +1,15 @@
 #ifndef GGUF_KERNELS_SIMD_QUANTIZE_HPP
 #define GGUF_KERNELS_SIMD_QUANTIZE_HPP
 
+#include <bit>
+#include <cfloat>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include "gguf/format/blocks.hpp"
+#include "gguf/kernels/scalar/quantize.hpp"
 #include "gguf/kernels/scalar/quantize/legacy.hpp"
 #include "gguf/kernels/scalar/quantize/plain.hpp"
 #include "gguf/kernels/simd/ops.hpp"
@@ -14,7 +19,8 @@ GGUF_SIMD_DIAGNOSTICS_PUSH
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::simd {
 
-// SIMD twins of the quantizers whose work is one pass of independent lanes: f16, bf16 and q8_0, generic
+// SIMD twins of the quantizers whose work is one pass of independent lanes: f16, bf16, q8_0, and q4_0,
+// q4_1, q5_0, q5_1 without importance weights (with them, a search: the scalar twin), generic
 // over the xsimd Arch, each the bytes of its scalar twin (kernels/scalar/quantize) for every input. They
 // keep ggml's order of float operations; a product is never followed by an add or a subtract of itself,
 // so no -ffp-contract setting can fuse one into an FMA. Rows: lanes<A> weights at a time, the rest
@@ -35,7 +41,196 @@ inline void put_ggml_halves(std::byte* p, const fbatch<A>& v) noexcept {
   }
 }
 
+/// Whether any lane of the N batches is NaN or infinite (|x| < inf fails for both).
+template <class A, std::size_t N>
+inline bool any_special(const fbatch<A> (&x)[N]) noexcept {
+  const fbatch<A> inf(std::numeric_limits<float>::infinity());
+  auto finite = xsimd::abs(x[0]) < inf;
+  for (std::size_t k = 1; k < N; ++k) finite = finite & (xsimd::abs(x[k]) < inf);
+  return !xsimd::all(finite);
+}
+
+/**
+ * A legacy block's 32 levels (int32, `vectors` batches) as ggml packs them: weight j in the low nibble
+ * and weight j + 16 in the high nibble of byte j at `qs`, and for 5 bits each level's fifth bit, bit j
+ * of the word at `qh`.
+ */
+template <class A, int Bits, std::size_t N>
+inline void pack_levels(const ibatch<A> (&q)[N], std::byte* qs, std::byte* qh) noexcept {
+  for (std::size_t k = 0; k < N / 2; ++k) {
+    store_low_bytes<A>(qs + k * lanes<A>, (q[k] & ibatch<A>(0xF)) | ((q[k + N / 2] & ibatch<A>(0xF)) << 4));
+  }
+  if constexpr (Bits == 5) {
+    std::uint32_t bits = 0;
+    for (std::size_t k = 0; k < N; ++k)
+      bits |= lane_bits<A>((q[k] & ibatch<A>(0x10)) != ibatch<A>(0)) << (k * lanes<A>);
+    ::gguf::detail::store_le<std::uint32_t>(qh, bits);
+  }
+}
+
+/// Loads a legacy block's 32 weights into 32 / lanes<A> batches.
+template <class A, std::size_t N>
+inline void load_block(const float* src, fbatch<A> (&x)[N]) noexcept {
+  for (std::size_t k = 0; k < N; ++k) x[k] = fbatch<A>::load_unaligned(src + k * lanes<A>);
+}
+
+/**
+ * q4_0 / q5_0 blocks without importance weights (`scalar::quant::round_symmetric`): max = the first
+ * weight of the largest magnitude, d = max / -2^(Bits-1), q = min(top, trunc(x * id + 2^(Bits-1) + 0.5)).
+ * A block with a NaN or an infinity, or whose 1 / d overflows, goes through the scalar twin (there ggml's
+ * comparisons are order-dependent and its casts of NaN the x86 instruction's); for the others the
+ * magnitude is the maximum in any order, and every level lies in 0 ... 2^Bits, where a truncating
+ * conversion is the same on every instruction set. lanes<A> blocks at a time: their scales are divided
+ * in one batch, so no block waits on its own two divisions.
+ */
+template <class A, int Bits, class B>
+inline void round_symmetric(const float* src, std::byte* dst, std::size_t n_blocks) noexcept {
+  constexpr std::size_t vectors = 32 / lanes<A>, group = lanes<A>;
+  constexpr int half = 1 << (Bits - 1), top = (1 << Bits) - 1;
+  constexpr std::size_t qs_at = sizeof(B) - 16;
+  constexpr quant_fn reference = scalar_quantizer(Bits == 4 ? ggml_type::q4_0 : ggml_type::q5_0);
+  for (std::size_t first = 0; first < n_blocks; first += group) {
+    const std::size_t n = n_blocks - first < group ? n_blocks - first : group;
+    const float* in = src + 32 * first;
+    std::byte* out = dst + sizeof(B) * first;
+    alignas(64) float max[group] = {};
+    std::uint32_t special = 0;
+    for (std::size_t g = 0; g < n; ++g) {
+      fbatch<A> x[vectors];
+      load_block<A>(in + 32 * g, x);
+      if (any_special<A>(x)) {
+        special |= 1u << g;
+        continue;
+      }
+      fbatch<A> amax = xsimd::abs(x[0]);
+      for (std::size_t k = 1; k < vectors; ++k) amax = xsimd::max(amax, xsimd::abs(x[k]));
+      const float magnitude = max_lane<A>(amax);
+      if (magnitude == 0.0f) continue;    // ggml's max of an all-zero block stays +0, whatever the zeros' signs
+      std::uint32_t plus = 0, minus = 0;  // the first weight of that magnitude, + or -
+      for (std::size_t k = 0; k < vectors; ++k) {
+        plus |= lane_bits<A>(x[k] == fbatch<A>(magnitude)) << (k * lanes<A>);
+        minus |= lane_bits<A>(x[k] == fbatch<A>(-magnitude)) << (k * lanes<A>);
+      }
+      max[g] = (plus >> std::countr_zero(plus | minus)) & 1u ? magnitude : -magnitude;
+    }
+    const fbatch<A> d = fbatch<A>::load_aligned(max) / fbatch<A>(static_cast<float>(-half));
+    const fbatch<A> id = xsimd::select(d != fbatch<A>(0.0f), fbatch<A>(1.0f) / d, fbatch<A>(0.0f));
+    alignas(64) float ds[group], ids[group];
+    d.store_aligned(ds);
+    id.store_aligned(ids);
+    for (std::size_t g = 0; g < n; ++g) {
+      // a NaN or an infinity, or d below 2^-128 (1 / d infinite, x * id NaN or infinite): the scalar twin
+      if ((special >> g) & 1u || !(std::fabs(ids[g]) < 3.0e38f)) {
+        reference(in + 32 * g, out + sizeof(B) * g, 32, nullptr);
+        continue;
+      }
+      fbatch<A> x[vectors];
+      load_block<A>(in + 32 * g, x);
+      ::gguf::detail::store_le<std::uint16_t>(out + sizeof(B) * g, half_of<A>(ds[g]));
+      ibatch<A> q[vectors];
+      for (std::size_t k = 0; k < vectors; ++k) {
+        fbatch<A> p = x[k] * fbatch<A>(ids[g]);
+        opaque<A>(p);
+        q[k] =
+            xsimd::min(xsimd::batch_cast<std::int32_t>(p + fbatch<A>(static_cast<float>(half) + 0.5f)), ibatch<A>(top));
+      }
+      pack_levels<A, Bits>(q, out + sizeof(B) * g + qs_at, out + sizeof(B) * g + 2);
+    }
+  }
+}
+
+/**
+ * q4_1 / q5_1 blocks without importance weights (`scalar::quant::round_with_min`): d = (max - min) /
+ * (2^Bits - 1), m = min, q = trunc((x - min) * id + 0.5). Through the scalar twin: a block with a NaN or
+ * an infinity, an extreme that is zero (ggml keeps the first zero's sign: order matters), or a range
+ * whose d or 1 / d overflows; the others' extremes are the same in any order, and their levels lie in
+ * 0 ... 2^Bits - 1. lanes<A> blocks at a time, as `round_symmetric`.
+ */
+template <class A, int Bits, class B>
+inline void round_with_min(const float* src, std::byte* dst, std::size_t n_blocks) noexcept {
+  constexpr std::size_t vectors = 32 / lanes<A>, group = lanes<A>;
+  constexpr int top = (1 << Bits) - 1;
+  constexpr std::size_t qs_at = sizeof(B) - 16;
+  constexpr quant_fn reference = scalar_quantizer(Bits == 4 ? ggml_type::q4_1 : ggml_type::q5_1);
+  for (std::size_t first = 0; first < n_blocks; first += group) {
+    const std::size_t n = n_blocks - first < group ? n_blocks - first : group;
+    const float* in = src + 32 * first;
+    std::byte* out = dst + sizeof(B) * first;
+    alignas(64) float mins[group] = {}, maxs[group] = {};
+    std::uint32_t special = 0;
+    for (std::size_t g = 0; g < n; ++g) {
+      fbatch<A> x[vectors];
+      load_block<A>(in + 32 * g, x);
+      fbatch<A> lo = x[0], hi = x[0];
+      for (std::size_t k = 1; k < vectors; ++k) {
+        lo = xsimd::min(lo, x[k]);
+        hi = xsimd::max(hi, x[k]);
+      }
+      mins[g] = -max_lane<A>(-lo);
+      maxs[g] = max_lane<A>(hi);
+      if (mins[g] == 0.0f || maxs[g] == 0.0f || any_special<A>(x)) special |= 1u << g;
+    }
+    const fbatch<A> min = fbatch<A>::load_aligned(mins);
+    const fbatch<A> d = (fbatch<A>::load_aligned(maxs) - min) / fbatch<A>(static_cast<float>(top));
+    const fbatch<A> id = xsimd::select(d != fbatch<A>(0.0f), fbatch<A>(1.0f) / d, fbatch<A>(0.0f));
+    alignas(64) float ds[group], ids[group];
+    d.store_aligned(ds);
+    id.store_aligned(ids);
+    for (std::size_t g = 0; g < n; ++g) {
+      if ((special >> g) & 1u || !(ds[g] < 3.0e38f) || !(ids[g] < 3.0e38f)) {
+        reference(in + 32 * g, out + sizeof(B) * g, 32, nullptr);
+        continue;
+      }
+      fbatch<A> x[vectors];
+      load_block<A>(in + 32 * g, x);
+      std::byte* y = out + sizeof(B) * g;
+      ::gguf::detail::store_le<std::uint16_t>(y, half_of<A>(ds[g]));
+      ::gguf::detail::store_le<std::uint16_t>(y + 2, half_of<A>(mins[g]));
+      ibatch<A> q[vectors];
+      for (std::size_t k = 0; k < vectors; ++k) {
+        fbatch<A> p = (x[k] - fbatch<A>(mins[g])) * fbatch<A>(ids[g]);
+        opaque<A>(p);
+        q[k] = xsimd::batch_cast<std::int32_t>(p + fbatch<A>(0.5f));
+        if constexpr (Bits == 4) q[k] = xsimd::min(q[k], ibatch<A>(top));  // q4_1's MIN(15, ...); q5_1 has none
+      }
+      pack_levels<A, Bits>(q, y + qs_at, y + 4);
+    }
+  }
+}
+
 }  // namespace detail
+
+/// q4_0 rows (`scalar::quantize_q4_0`): without importance weights in SIMD lanes, with them the search.
+template <class A>
+inline errc quantize_q4_0(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
+  if (importance) return scalar_quantizer(ggml_type::q4_0)(src, dst, n_per_row, importance);
+  detail::round_symmetric<A, 4, blocks::q4_0>(src, dst, n_per_row / 32);
+  return errc::success;
+}
+
+/// q5_0 rows (`scalar::quantize_q5_0`): without importance weights in SIMD lanes, with them the search.
+template <class A>
+inline errc quantize_q5_0(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
+  if (importance) return scalar_quantizer(ggml_type::q5_0)(src, dst, n_per_row, importance);
+  detail::round_symmetric<A, 5, blocks::q5_0>(src, dst, n_per_row / 32);
+  return errc::success;
+}
+
+/// q4_1 rows (`scalar::quantize_q4_1`): without importance weights in SIMD lanes, with them the search.
+template <class A>
+inline errc quantize_q4_1(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
+  if (importance) return scalar_quantizer(ggml_type::q4_1)(src, dst, n_per_row, importance);
+  detail::round_with_min<A, 4, blocks::q4_1>(src, dst, n_per_row / 32);
+  return errc::success;
+}
+
+/// q5_1 rows (`scalar::quantize_q5_1`): without importance weights in SIMD lanes, with them the search.
+template <class A>
+inline errc quantize_q5_1(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
+  if (importance) return scalar_quantizer(ggml_type::q5_1)(src, dst, n_per_row, importance);
+  detail::round_with_min<A, 5, blocks::q5_1>(src, dst, n_per_row / 32);
+  return errc::success;
+}
 
 /// f16 rows: ggml_fp32_to_fp16_row's bytes (`scalar::quantize_f16`).
 template <class A>
@@ -73,37 +268,31 @@ inline errc quantize_q8_0(const float* src, std::byte* dst, std::size_t n_per_ro
   for (std::size_t b = 0; b < n_per_row / per_block; ++b, src += per_block, dst += sizeof(blocks::q8_0)) {
     fbatch<A> x[vectors];
     fbatch<A> amax(0.0f);
-    ibatch<A> special(0);
     for (std::size_t k = 0; k < vectors; ++k) {
       x[k] = fbatch<A>::load_unaligned(src + k * lanes<A>);
       amax = xsimd::max(amax, xsimd::abs(x[k]));
-      special = special | (as_int<A>(x[k]) & ibatch<A>(0x7F800000));
     }
-    if (xsimd::any(special == ibatch<A>(0x7F800000))) {  // a NaN or an infinity: the scalar twin
-      scalar::quantize_q8_0(src, dst, per_block, importance);
+    if (detail::any_special<A>(x)) {  // a NaN or an infinity: the scalar twin
+      scalar_quantizer(ggml_type::q8_0)(src, dst, per_block, importance);
       continue;
     }
-    alignas(64) float lane_max[lanes<A>];  // xsimd 8.1 has no reduce_max
-    amax.store_aligned(lane_max);
-    float max = lane_max[0];
-    for (std::size_t k = 1; k < lanes<A>; ++k) max = lane_max[k] > max ? lane_max[k] : max;
+    const float max = max_lane<A>(amax);
     const float d = max / 127;
     const float id = d != 0 ? 1.0f / d : 0.0f;
     if (!(id < 3.0e38f)) {  // d below 2^-128: 1 / d is infinite, and x * id NaN or infinite
-      scalar::quantize_q8_0(src, dst, per_block, importance);
+      scalar_quantizer(ggml_type::q8_0)(src, dst, per_block, importance);
       continue;
     }
-    scalar::quant::store_half(dst, d);
-    alignas(64) std::int32_t q[per_block];
+    ::gguf::detail::store_le<std::uint16_t>(dst, half_of<A>(d));
     for (std::size_t k = 0; k < vectors; ++k) {
       const fbatch<A> p = x[k] * fbatch<A>(id);
       const fbatch<A> a = xsimd::abs(p);
       const fbatch<A> t = to_float<A>(xsimd::batch_cast<std::int32_t>(a));  // |p| <= 127.00002: exact trunc
       const fbatch<A> r = t + xsimd::select(a >= t + fbatch<A>(0.5f), fbatch<A>(1.0f), fbatch<A>(0.0f));
       const ibatch<A> m = xsimd::batch_cast<std::int32_t>(r);
-      xsimd::select(as_int<A>(p) < ibatch<A>(0), ibatch<A>(0) - m, m).store_aligned(q + k * lanes<A>);
+      const ibatch<A> q = xsimd::select(as_int<A>(p) < ibatch<A>(0), ibatch<A>(0) - m, m);
+      store_low_bytes<A>(dst + 2 + k * lanes<A>, q & ibatch<A>(0xFF));
     }
-    for (std::size_t j = 0; j < per_block; ++j) dst[2 + j] = static_cast<std::byte>(q[j] & 0xFF);
   }
   return errc::success;
 }
