@@ -314,6 +314,19 @@ TEST_CASE("quantize_model: llama.cpp's file, every tensor what gguf::quantize ma
     REQUIRE(two);
     CHECK(std::ranges::equal(one->bytes(), two->bytes()));
 
+    // every tensor converts through one workspace; a writer written twice (the second pass starts on a
+    // workspace the last tensor holds) writes the same file twice
+    std::vector<gguf::tensor_plan> steps(m->tensors().size());
+    REQUIRE(gguf::plan_quantization(m->metadata(), m->tensors(), *q4km, {}, steps));
+    auto w = gguf::quantized_writer(*m, *q4km, steps, opt);
+    REQUIRE(w);
+    std::vector<std::byte> first, second;
+    gguf::vector_sink to_first(first), to_second(second);
+    REQUIRE(w->write(to_first));
+    REQUIRE(w->write(to_second));
+    CHECK(std::ranges::equal(first, one->bytes()));
+    CHECK(std::ranges::equal(second, one->bytes()));
+
     // the metadata: the model's keys, split keys dropped, the two llama.cpp sets last
     const auto& md = one->metadata();
     CHECK_FALSE(md.contains("split.count"));

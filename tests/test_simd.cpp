@@ -351,20 +351,29 @@ TEST_CASE("all 65536 halves convert to the same float bits on every instruction 
 
 TEST_CASE("every quantizer of every supported instruction set writes the scalar quantizer's bytes") {
   // gguf::quantize runs dispatch::quantizer(type) in dispatch mode: SIMD twins where a type has one (f16,
-  // bf16, q8_0, and q4_0 ... q5_1 without importance weights), the scalar quantizer elsewhere. Rows of
-  // Gaussian weights at many scales, with ties, zeros of both signs, ranges that overflow, subnormals,
-  // NaN and infinities; with and without importance weights.
+  // bf16, q8_0, q4_0 ... q5_1, q2_K ... q6_K, mxfp4, nvfp4, tq1_0, tq2_0, q2_0), the scalar quantizer
+  // elsewhere. Rows of Gaussian weights at many scales (down to blocks of subnormals, whose inverse
+  // overflows), with ties, zeros of both signs, ranges that overflow, subnormals, infinities; and NaN of either sign,
+  // one kind of NaN per row: where two different NaNs meet in one operation, which comes out is the compiler's choice
+  // of operand order (C++ leaves it open; LLVM swaps an addition's operands freely), for ggml's code as for ours. With
+  // and without importance weights.
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
-  const float specials[] = {nan, -nan, inf, -inf, 0.0f, -0.0f, 1e-45f, -1e-40f, 3.4e38f, -3.4e38f, 65520.0f, 0.5f};
+  const float specials[] = {inf, -inf, 0.0f, -0.0f, 1e-45f, -1e-40f, 3.4e38f, -3.4e38f, 65520.0f, 0.5f};
   std::mt19937 rng(5);
   std::normal_distribution<float> gauss(0.0f, 1.0f);
   std::uniform_int_distribution<int> pick(0, 99);
   constexpr std::size_t n = 512;
   std::vector<std::vector<float>> rows;
-  for (int kind = 0; kind < 10; ++kind) {
+  for (int kind = 0; kind < 13; ++kind) {
     std::vector<float> x(n);
-    const float scale = std::pow(10.0f, static_cast<float>(kind * 5 - 20));  // 1e-20 .. 1e25
+    const float scale = kind < 7 ? std::pow(10.0f, static_cast<float>(kind * 5 - 20)) : 1.0f;  // 1e-20 .. 1e10
     for (float& v : x) v = gauss(rng) * scale;
+    if (kind == 11) {  // subnormals only (max |x| below 2^-128: 1 / max is infinite)
+      for (float& v : x) v *= 1e-40f;
+    }
+    if (kind == 12) {  // around 2^-126: the smallest normal scales
+      for (float& v : x) v = std::ldexp(v, -126);
+    }
     if (kind == 1) std::fill(x.begin(), x.end(), 0.0f);
     if (kind == 2) {  // zeros of both signs, extremes of both signs twice
       for (float& v : x) v = pick(rng) < 30 ? (pick(rng) < 50 ? 0.0f : -0.0f) : std::fabs(v);
@@ -374,9 +383,14 @@ TEST_CASE("every quantizer of every supported instruction set writes the scalar 
     if (kind == 3) {
       for (float& v : x) v = v < 0 ? -3.0e38f : 3.0e38f;
     }
-    if (kind >= 7) {  // specials, more each kind
+    if (kind == 7 || kind == 8) {  // infinities, huge and tiny values
       for (float& v : x) {
-        if (pick(rng) < (kind - 6) * 4) v = specials[static_cast<std::size_t>(pick(rng)) % std::size(specials)];
+        if (pick(rng) < (kind - 6) * 6) v = specials[static_cast<std::size_t>(pick(rng)) % std::size(specials)];
+      }
+    }
+    if (kind >= 9) {  // NaN, positive then negative
+      for (float& v : x) {
+        if (pick(rng) < 5) v = kind == 9 ? nan : -nan;
       }
     }
     rows.push_back(std::move(x));

@@ -31,7 +31,8 @@
  * @file
  * A whole model quantized as llama.cpp's `llama_model_quantize` does it, streamed: `quantized_writer`
  * gives a `writer` whose tensors are converted while it writes, a window of rows at a time (memory stays
- * about `n_threads * chunk_weights` floats, whatever the tensor's size), and `quantize_model` plans,
+ * about `n_threads * chunk_weights` floats and their converted bytes, whatever the tensor's or the
+ * model's size: every tensor converts through one reused workspace), and `quantize_model` plans,
  * checks and saves in one call. For the same model, file type, options and importance matrix, the
  * file's bytes are llama.cpp's.
  */
@@ -62,7 +63,18 @@ struct quantize_model_options {
 /// @cond INTERNAL
 namespace quantize_impl {
 
-/// One tensor being converted: the source, the target type, and the window of converted rows.
+struct tensor_job;
+
+/// The buffers every tensor of one writer converts through, one tensor at a time (the writer produces its
+/// tensors in order): the memory stays ~ one window and the threads' floats, whatever the model's size.
+struct workspace {
+  const tensor_job* owner = nullptr;  // whose rows `window` holds
+  std::vector<std::byte> window;      // the converted bytes of whole rows
+  std::uint64_t window_at = 0;        // where they start in the owner's data
+  std::vector<std::vector<float>> scratch;
+};
+
+/// One tensor being converted: the source, the target type, and the shared workspace.
 struct tensor_job {
   const tensor_info* t = nullptr;
   ggml_type to = ggml_type::f32;
@@ -70,14 +82,12 @@ struct tensor_job {
   unsigned n_threads = 1;
   std::size_t chunk_weights = 0;
   std::uint64_t row_bytes = 0;
-  std::vector<std::byte> window;  // the converted bytes of whole rows
-  std::uint64_t window_at = 0;    // where they start in the tensor's data
-  std::vector<std::vector<float>> scratch;
+  std::shared_ptr<workspace> ws;
 
   /// Converts rows [first, first + n) into `out` with the scratch of thread `k`.
   result<void> convert(std::uint64_t first, std::uint64_t n, std::span<std::byte> out, unsigned k) noexcept {
     const std::uint64_t per_row = t->ne[0], rows_per_matrix = t->ne[1];
-    std::vector<float>& f = scratch[k];
+    std::vector<float>& f = ws->scratch[k];
     const std::uint64_t step = std::max<std::uint64_t>(1, f.size() / per_row);
     for (std::uint64_t r = first; r < first + n;) {
       // never across a matrix: each has its own slice of the importance weights
@@ -105,12 +115,14 @@ struct tensor_job {
     const std::uint64_t rows = t->n_rows(), first = offset / row_bytes;
     const std::uint64_t per_thread = std::max<std::uint64_t>(1, chunk_weights / t->ne[0]);
     const std::uint64_t n = std::min(rows - first, per_thread * n_threads);
+    std::vector<std::byte>& window = ws->window;
+    ws->owner = nullptr;  // until the rows are whole
     window.resize(static_cast<std::size_t>(n * row_bytes));
-    window_at = first * row_bytes;
+    ws->window_at = first * row_bytes;
     const auto threads = static_cast<unsigned>(std::min<std::uint64_t>(n_threads, n));
-    if (scratch.size() < threads) scratch.resize(threads);
+    if (ws->scratch.size() < threads) ws->scratch.resize(threads);
     for (unsigned k = 0; k < threads; ++k) {
-      scratch[k].resize(static_cast<std::size_t>(std::min(per_thread, n) * t->ne[0]));
+      ws->scratch[k].resize(static_cast<std::size_t>(std::min(per_thread, n) * t->ne[0]));
     }
     std::vector<result<void>> results(threads);
     const auto work = [&](unsigned k) {
@@ -131,14 +143,18 @@ struct tensor_job {
       e.offset = error::no_offset;
       return e.about(t->name);
     }
+    ws->owner = this;
     return {};
   }
 
   /// The writer's producer: bytes [offset, offset + out.size()) of the converted tensor.
   result<void> produce(std::uint64_t offset, std::span<std::byte> out) {
     while (!out.empty()) {
-      if (offset < window_at || offset >= window_at + window.size()) GGUF_TRY(fill(offset));
-      const auto from = static_cast<std::size_t>(offset - window_at);
+      const std::vector<std::byte>& window = ws->window;
+      if (ws->owner != this || offset < ws->window_at || offset >= ws->window_at + window.size()) {
+        GGUF_TRY(fill(offset));
+      }
+      const auto from = static_cast<std::size_t>(offset - ws->window_at);
       const std::size_t n = std::min(out.size(), window.size() - from);
       std::copy_n(window.data() + from, n, out.data());
       out = out.subspan(n);
@@ -157,6 +173,7 @@ struct tensor_job {
  * `general.quantization_version` and `general.file_type` set as ggml's gguf_set_val_u32 sets them, the
  * split keys removed, `opt.extra_keys` set last) and the tensors in `plan`'s output order, each copied or
  * converted (to floats, then to its type, with its importance weights, matrix by matrix) as `plan` says.
+ * The converting producers share one workspace: call them one at a time, as the writer does.
  *
  * Everything that can be checked before a byte is written is: the importance weights of every tensor to
  * convert (llama.cpp's rules: an entry of `ne[0] * ne[2]` weights, or of `ne[0]` for one matrix, all
@@ -181,6 +198,7 @@ inline result<writer> quantized_writer(const model& m, const ftype_info& ftype, 
   for (std::string_view k : {split_keys::no, split_keys::count, split_keys::tensors_count}) w.remove(k);
   for (const auto& [key, v] : opt.extra_keys) GGUF_TRY(w.set(key, v));
 
+  const auto ws = std::make_shared<quantize_impl::workspace>();  // one tensor at a time: one workspace
   std::vector<const tensor_plan*> order(plan.size());
   for (const tensor_plan& p : plan) {
     if (p.output_index >= order.size() || p.index >= tensors.size() || order[p.output_index]) {
@@ -195,6 +213,7 @@ inline result<writer> quantized_writer(const model& m, const ftype_info& ftype, 
       continue;
     }
     auto job = std::make_shared<quantize_impl::tensor_job>();
+    job->ws = ws;
     job->t = &t;
     job->to = p->to;
     job->n_threads = std::max(1u, opt.n_threads);

@@ -23,6 +23,8 @@
 #include "gguf/kernels/simd/nonlinear.hpp"
 #include "gguf/kernels/simd/plain.hpp"
 #include "gguf/kernels/simd/quantize.hpp"
+#include "gguf/kernels/simd/quantize_k.hpp"
+#include "gguf/kernels/simd/quantize_ternary.hpp"
 #include "gguf/kernels/simd/ternary.hpp"
 #endif
 
@@ -111,8 +113,9 @@ constexpr dequant_fn_to<Out> best_kernel_to(ggml_type t) noexcept {
 constexpr dequant_fn best_kernel(ggml_type t) noexcept { return best_kernel_to<float>(t); }
 
 /**
- * The quantizer of `t` for the xsimd architecture `A`: a SIMD twin where there is one (f16, bf16, q8_0),
- * else the scalar quantizer. Every one writes exactly the scalar quantizer's bytes.
+ * The quantizer of `t` for the xsimd architecture `A`: a SIMD twin where there is one (f16, bf16, q8_0,
+ * q4_0, q4_1, q5_0, q5_1, q2_K ... q6_K, mxfp4, nvfp4, tq1_0, tq2_0, q2_0), else the scalar quantizer.
+ * Every one writes exactly the scalar quantizer's bytes (x86's NaN signs included, as there).
  * @param t a ggml type
  * @return the quantizer; nullptr where `scalar_quantizer` has none
  */
@@ -122,11 +125,21 @@ constexpr quant_fn simd_quantizer(ggml_type t) noexcept {
   switch (t) {
     case ggml_type::f16: return simd::quantize_f16<A>;
     case ggml_type::bf16: return simd::quantize_bf16<A>;
-    case ggml_type::q8_0: return simd::quantize_q8_0<A>;
-    case ggml_type::q4_0: return simd::quantize_q4_0<A>;
-    case ggml_type::q4_1: return simd::quantize_q4_1<A>;
-    case ggml_type::q5_0: return simd::quantize_q5_0<A>;
-    case ggml_type::q5_1: return simd::quantize_q5_1<A>;
+    case ggml_type::q8_0: return quant_detail::x86_nan_signs<ggml_type::q8_0, simd::quantize_q8_0<A>>();
+    case ggml_type::q4_0: return quant_detail::x86_nan_signs<ggml_type::q4_0, simd::quantize_q4_0<A>>();
+    case ggml_type::q4_1: return quant_detail::x86_nan_signs<ggml_type::q4_1, simd::quantize_q4_1<A>>();
+    case ggml_type::q5_0: return quant_detail::x86_nan_signs<ggml_type::q5_0, simd::quantize_q5_0<A>>();
+    case ggml_type::q5_1: return quant_detail::x86_nan_signs<ggml_type::q5_1, simd::quantize_q5_1<A>>();
+    case ggml_type::mxfp4: return simd::quantize_mxfp4<A>;
+    case ggml_type::nvfp4: return simd::quantize_nvfp4<A>;
+    case ggml_type::tq1_0: return quant_detail::x86_nan_signs<ggml_type::tq1_0, simd::quantize_tq1_0<A>>();
+    case ggml_type::tq2_0: return quant_detail::x86_nan_signs<ggml_type::tq2_0, simd::quantize_tq2_0<A>>();
+    case ggml_type::q2_0: return quant_detail::x86_nan_signs<ggml_type::q2_0, simd::quantize_q2_0<A>>();
+    case ggml_type::q2_K: return quant_detail::x86_nan_signs<ggml_type::q2_K, simd::quantize_q2_K<A>>();
+    case ggml_type::q3_K: return quant_detail::x86_nan_signs<ggml_type::q3_K, simd::quantize_q3_K<A>>();
+    case ggml_type::q4_K: return quant_detail::x86_nan_signs<ggml_type::q4_K, simd::quantize_q4_K<A>>();
+    case ggml_type::q5_K: return quant_detail::x86_nan_signs<ggml_type::q5_K, simd::quantize_q5_K<A>>();
+    case ggml_type::q6_K: return quant_detail::x86_nan_signs<ggml_type::q6_K, simd::quantize_q6_K<A>>();
     default: break;
   }
 #endif

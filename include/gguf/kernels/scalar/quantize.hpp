@@ -84,10 +84,9 @@ inline constexpr bool x86_default_nan =
  * carried from a NaN weight keeps its sign on every target and is left alone. (The IQ grid types refuse
  * NaN weights and write 0xFE00 themselves, `iq::ggml_half`.)
  */
-template <ggml_type T>
+template <ggml_type T, quant_fn F>
 errc with_x86_nan_signs(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
-  constexpr quant_fn f = native_scalar_quantizer(T);
-  const errc e = f(src, dst, n_per_row, importance);
+  const errc e = F(src, dst, n_per_row, importance);
   const auto nan = [](const float* p, std::size_t n) {
     for (std::size_t i = 0; i < n; ++i) {
       if (std::isnan(p[i])) return true;
@@ -108,6 +107,16 @@ errc with_x86_nan_signs(const float* src, std::byte* dst, std::size_t n_per_row,
   return e;
 }
 
+/// Type `T`'s quantizer `F`, with its block scales' NaN signs as x86 makes them on every target.
+template <ggml_type T, quant_fn F>
+constexpr quant_fn x86_nan_signs() noexcept {
+  if constexpr (x86_default_nan) {
+    return F;
+  } else {
+    return with_x86_nan_signs<T, F>;
+  }
+}
+
 }  // namespace quant_detail
 
 /**
@@ -119,24 +128,25 @@ errc with_x86_nan_signs(const float* src, std::byte* dst, std::size_t n_per_row,
  */
 constexpr quant_fn scalar_quantizer(ggml_type t) noexcept {
   if constexpr (!quant_detail::x86_default_nan) {
-    using quant_detail::with_x86_nan_signs;
+    using quant_detail::native_scalar_quantizer;
+    using quant_detail::x86_nan_signs;
     switch (t) {
-      case ggml_type::q4_0: return with_x86_nan_signs<ggml_type::q4_0>;
-      case ggml_type::q4_1: return with_x86_nan_signs<ggml_type::q4_1>;
-      case ggml_type::q5_0: return with_x86_nan_signs<ggml_type::q5_0>;
-      case ggml_type::q5_1: return with_x86_nan_signs<ggml_type::q5_1>;
-      case ggml_type::q8_0: return with_x86_nan_signs<ggml_type::q8_0>;
-      case ggml_type::q2_K: return with_x86_nan_signs<ggml_type::q2_K>;
-      case ggml_type::q3_K: return with_x86_nan_signs<ggml_type::q3_K>;
-      case ggml_type::q4_K: return with_x86_nan_signs<ggml_type::q4_K>;
-      case ggml_type::q5_K: return with_x86_nan_signs<ggml_type::q5_K>;
-      case ggml_type::q6_K: return with_x86_nan_signs<ggml_type::q6_K>;
-      case ggml_type::iq4_nl: return with_x86_nan_signs<ggml_type::iq4_nl>;
-      case ggml_type::iq4_xs: return with_x86_nan_signs<ggml_type::iq4_xs>;
-      case ggml_type::tq1_0: return with_x86_nan_signs<ggml_type::tq1_0>;
-      case ggml_type::tq2_0: return with_x86_nan_signs<ggml_type::tq2_0>;
-      case ggml_type::q1_0: return with_x86_nan_signs<ggml_type::q1_0>;
-      case ggml_type::q2_0: return with_x86_nan_signs<ggml_type::q2_0>;
+      case ggml_type::q4_0: return x86_nan_signs<ggml_type::q4_0, native_scalar_quantizer(ggml_type::q4_0)>();
+      case ggml_type::q4_1: return x86_nan_signs<ggml_type::q4_1, native_scalar_quantizer(ggml_type::q4_1)>();
+      case ggml_type::q5_0: return x86_nan_signs<ggml_type::q5_0, native_scalar_quantizer(ggml_type::q5_0)>();
+      case ggml_type::q5_1: return x86_nan_signs<ggml_type::q5_1, native_scalar_quantizer(ggml_type::q5_1)>();
+      case ggml_type::q8_0: return x86_nan_signs<ggml_type::q8_0, native_scalar_quantizer(ggml_type::q8_0)>();
+      case ggml_type::q2_K: return x86_nan_signs<ggml_type::q2_K, native_scalar_quantizer(ggml_type::q2_K)>();
+      case ggml_type::q3_K: return x86_nan_signs<ggml_type::q3_K, native_scalar_quantizer(ggml_type::q3_K)>();
+      case ggml_type::q4_K: return x86_nan_signs<ggml_type::q4_K, native_scalar_quantizer(ggml_type::q4_K)>();
+      case ggml_type::q5_K: return x86_nan_signs<ggml_type::q5_K, native_scalar_quantizer(ggml_type::q5_K)>();
+      case ggml_type::q6_K: return x86_nan_signs<ggml_type::q6_K, native_scalar_quantizer(ggml_type::q6_K)>();
+      case ggml_type::iq4_nl: return x86_nan_signs<ggml_type::iq4_nl, native_scalar_quantizer(ggml_type::iq4_nl)>();
+      case ggml_type::iq4_xs: return x86_nan_signs<ggml_type::iq4_xs, native_scalar_quantizer(ggml_type::iq4_xs)>();
+      case ggml_type::tq1_0: return x86_nan_signs<ggml_type::tq1_0, native_scalar_quantizer(ggml_type::tq1_0)>();
+      case ggml_type::tq2_0: return x86_nan_signs<ggml_type::tq2_0, native_scalar_quantizer(ggml_type::tq2_0)>();
+      case ggml_type::q1_0: return x86_nan_signs<ggml_type::q1_0, native_scalar_quantizer(ggml_type::q1_0)>();
+      case ggml_type::q2_0: return x86_nan_signs<ggml_type::q2_0, native_scalar_quantizer(ggml_type::q2_0)>();
       default: break;
     }
   }

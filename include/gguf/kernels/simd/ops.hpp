@@ -1065,6 +1065,39 @@ inline void opaque(fbatch<A>& v) noexcept {
 #endif
 }
 
+/**
+ * a / b in every lane, correctly rounded (IEEE): xsimd 8.1's float division on neon64 is a reciprocal
+ * estimate refined by Newton-Raphson steps, a few ulps off; AArch64 has the exact instruction.
+ */
+template <class A>
+inline fbatch<A> div(const fbatch<A>& a, const fbatch<A>& b) noexcept {
+#if defined(__aarch64__) || defined(_M_ARM64)
+  if constexpr (is_neon64<A>) return fbatch<A>(vdivq_f32(a, b));
+#endif
+  return a / b;
+}
+
+/**
+ * sqrt(x) in every lane, correctly rounded (IEEE): xsimd 8.1's float square root on neon64 is NEON's
+ * reciprocal-square-root estimate refined twice, not the exact instruction AArch64 has.
+ */
+template <class A>
+inline fbatch<A> sqrt(const fbatch<A>& x) noexcept {
+#if defined(__aarch64__) || defined(_M_ARM64)
+  if constexpr (is_neon64<A>) return fbatch<A>(vsqrtq_f32(x));
+#endif
+  return xsimd::sqrt(x);
+}
+
+/**
+ * -x in every lane, the sign bit flipped (IEEE negation, C's unary minus): xsimd 8.1 negates on
+ * AVX-512 as 0 - x, which gives +0 for +0 (and a NaN's sign unchanged).
+ */
+template <class A>
+inline fbatch<A> negate(const fbatch<A>& x) noexcept {
+  return xsimd::bitwise_xor(x, fbatch<A>(-0.0f));
+}
+
 /** The largest lane of `v`, which holds no NaN (with none, the maximum is the same in any order). */
 template <class A>
 inline float max_lane(const fbatch<A>& v) noexcept {

@@ -11,17 +11,20 @@
 #include "gguf/format/blocks.hpp"
 #include "gguf/kernels/scalar/quantize.hpp"
 #include "gguf/kernels/scalar/quantize/legacy.hpp"
+#include "gguf/kernels/scalar/quantize/nonlinear.hpp"
 #include "gguf/kernels/scalar/quantize/plain.hpp"
 #include "gguf/kernels/simd/ops.hpp"
+#include "gguf/kernels/simd/quantize_search.hpp"
 #include "gguf/result.hpp"
 
 GGUF_SIMD_DIAGNOSTICS_PUSH
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::simd {
 
-// SIMD twins of the quantizers whose work is one pass of independent lanes: f16, bf16, q8_0, and q4_0,
-// q4_1, q5_0, q5_1 without importance weights (with them, a search: the scalar twin), generic
-// over the xsimd Arch, each the bytes of its scalar twin (kernels/scalar/quantize) for every input. They
+// SIMD twins of the quantizers of 32-weight blocks: f16, bf16, q8_0, q4_0, q4_1, q5_0, q5_1 (without
+// importance weights one pass of independent lanes; with them ggml's scale search, one block a lane:
+// quantize_search.hpp), mxfp4 and nvfp4, generic over the xsimd Arch, each the bytes of its scalar twin
+// (kernels/scalar/quantize) for every input. They
 // keep ggml's order of float operations; a product is never followed by an add or a subtract of itself,
 // so no -ffp-contract setting can fuse one into an FMA. Rows: lanes<A> weights at a time, the rest
 // through the scalar twin.
@@ -88,7 +91,7 @@ inline void round_symmetric(const float* src, std::byte* dst, std::size_t n_bloc
   constexpr std::size_t vectors = 32 / lanes<A>, group = lanes<A>;
   constexpr int half = 1 << (Bits - 1), top = (1 << Bits) - 1;
   constexpr std::size_t qs_at = sizeof(B) - 16;
-  constexpr quant_fn reference = scalar_quantizer(Bits == 4 ? ggml_type::q4_0 : ggml_type::q5_0);
+  constexpr quant_fn reference = quant_detail::native_scalar_quantizer(Bits == 4 ? ggml_type::q4_0 : ggml_type::q5_0);
   for (std::size_t first = 0; first < n_blocks; first += group) {
     const std::size_t n = n_blocks - first < group ? n_blocks - first : group;
     const float* in = src + 32 * first;
@@ -113,8 +116,8 @@ inline void round_symmetric(const float* src, std::byte* dst, std::size_t n_bloc
       }
       max[g] = (plus >> std::countr_zero(plus | minus)) & 1u ? magnitude : -magnitude;
     }
-    const fbatch<A> d = fbatch<A>::load_aligned(max) / fbatch<A>(static_cast<float>(-half));
-    const fbatch<A> id = xsimd::select(d != fbatch<A>(0.0f), fbatch<A>(1.0f) / d, fbatch<A>(0.0f));
+    const fbatch<A> d = div<A>(fbatch<A>::load_aligned(max), fbatch<A>(static_cast<float>(-half)));
+    const fbatch<A> id = xsimd::select(d == fbatch<A>(0.0f), fbatch<A>(0.0f), div<A>(fbatch<A>(1.0f), d));
     alignas(64) float ds[group], ids[group];
     d.store_aligned(ds);
     id.store_aligned(ids);
@@ -151,7 +154,7 @@ inline void round_with_min(const float* src, std::byte* dst, std::size_t n_block
   constexpr std::size_t vectors = 32 / lanes<A>, group = lanes<A>;
   constexpr int top = (1 << Bits) - 1;
   constexpr std::size_t qs_at = sizeof(B) - 16;
-  constexpr quant_fn reference = scalar_quantizer(Bits == 4 ? ggml_type::q4_1 : ggml_type::q5_1);
+  constexpr quant_fn reference = quant_detail::native_scalar_quantizer(Bits == 4 ? ggml_type::q4_1 : ggml_type::q5_1);
   for (std::size_t first = 0; first < n_blocks; first += group) {
     const std::size_t n = n_blocks - first < group ? n_blocks - first : group;
     const float* in = src + 32 * first;
@@ -166,13 +169,13 @@ inline void round_with_min(const float* src, std::byte* dst, std::size_t n_block
         lo = xsimd::min(lo, x[k]);
         hi = xsimd::max(hi, x[k]);
       }
-      mins[g] = -max_lane<A>(-lo);
+      mins[g] = -max_lane<A>(negate<A>(lo));
       maxs[g] = max_lane<A>(hi);
       if (mins[g] == 0.0f || maxs[g] == 0.0f || any_special<A>(x)) special |= 1u << g;
     }
     const fbatch<A> min = fbatch<A>::load_aligned(mins);
-    const fbatch<A> d = (fbatch<A>::load_aligned(maxs) - min) / fbatch<A>(static_cast<float>(top));
-    const fbatch<A> id = xsimd::select(d != fbatch<A>(0.0f), fbatch<A>(1.0f) / d, fbatch<A>(0.0f));
+    const fbatch<A> d = div<A>(fbatch<A>::load_aligned(maxs) - min, fbatch<A>(static_cast<float>(top)));
+    const fbatch<A> id = xsimd::select(d == fbatch<A>(0.0f), fbatch<A>(0.0f), div<A>(fbatch<A>(1.0f), d));
     alignas(64) float ds[group], ids[group];
     d.store_aligned(ds);
     id.store_aligned(ids);
@@ -198,38 +201,123 @@ inline void round_with_min(const float* src, std::byte* dst, std::size_t n_block
   }
 }
 
+/**
+ * The legacy types' importance weighting (`scalar::quant::importance_weights`) of n weights, n a multiple
+ * of lanes<A>: qw * sqrt(sigma2 + x^2), every operation IEEE-rounded (sqrt included), so each lane is the
+ * scalar float.
+ */
+template <class A>
+inline void importance_weights(const float* qw, const float* x, std::size_t n, float sigma2, float* out) noexcept {
+  for (std::size_t j = 0; j < n; j += lanes<A>) {
+    const fbatch<A> v = fbatch<A>::load_unaligned(x + j);
+    const fbatch<A> w =
+        mul_rounded<A>(fbatch<A>::load_unaligned(qw + j), sqrt<A>(fbatch<A>(sigma2) + mul_rounded<A>(v, v)));
+    w.store_unaligned(out + j);
+  }
+}
+
+/**
+ * q4_0 / q5_0 rows with importance weights (`scalar::quant::search_symmetric`): make_qx_quants for
+ * lanes<A> blocks at once, one block per lane; the scales and the packing as the scalar twin.
+ */
+template <class A, int Bits, class B>
+inline void search_symmetric(const float* x, std::byte* y, std::size_t n, const float* qw) noexcept {
+  namespace q = scalar::quant;
+  constexpr std::size_t G = lanes<A>;
+  const float sigma2 = q::row_sigma2(x, n);
+  alignas(64) float weight[32 * G];
+  std::int8_t L[32 * G];
+  float scale[G];
+  const std::size_t nb = n / 32;
+  for (std::size_t first = 0; first < nb; first += G) {
+    const std::size_t count = nb - first < G ? nb - first : G;
+    importance_weights<A>(qw + 32 * first, x + 32 * first, 32 * count, sigma2, weight);
+    make_qx_quants_lanes<A, 32>(x + 32 * first, weight, count, 1 << (Bits - 1), L, scale);
+    for (std::size_t b = 0; b < count; ++b) {
+      std::byte* out = y + sizeof(B) * (first + b);
+      q::store_half(out, scale[b]);
+      int levels[32];
+      for (std::size_t j = 0; j < 32; ++j) levels[j] = L[32 * b + j];
+      std::byte* qs = out + sizeof(B) - 16;
+      for (int j = 0; j < 16; ++j) q::store_le<std::uint8_t>(qs + j, q::nibbles(levels[j] & 0xF, levels[j + 16] & 0xF));
+      if constexpr (Bits == 5) q::store_le<std::uint32_t>(out + 2, q::fifth_bits(levels));
+    }
+  }
+}
+
+/**
+ * q4_1 / q5_1 rows with importance weights (`scalar::quant::search_with_min`): make_qkx_quants (rmin
+ * -0.9, rdelta 0.05, 36 steps, squared error) for lanes<A> blocks at once, one block per lane.
+ */
+template <class A, int Bits, class B>
+inline void search_with_min(const float* x, std::byte* y, std::size_t n, const float* qw) noexcept {
+  namespace q = scalar::quant;
+  constexpr std::size_t G = lanes<A>;
+  const float sigma2 = q::row_sigma2(x, n);
+  alignas(64) float weight[32 * G];
+  std::uint8_t L[32 * G];
+  float scale[G], min[G];
+  const std::size_t nb = n / 32;
+  for (std::size_t first = 0; first < nb; first += G) {
+    const std::size_t count = nb - first < G ? nb - first : G;
+    importance_weights<A>(qw + 32 * first, x + 32 * first, 32 * count, sigma2, weight);
+    make_qkx_quants_lanes<A, 32>(x + 32 * first, weight, count, (1 << Bits) - 1, -0.9f, 0.05f, 36, L, scale, min);
+    for (std::size_t b = 0; b < count; ++b) {
+      std::byte* out = y + sizeof(B) * (first + b);
+      q::store_half(out, scale[b]);
+      q::store_half(out + 2, -min[b]);  // min[b] is ggml's the_min, the negated min
+      int levels[32];
+      for (std::size_t j = 0; j < 32; ++j) levels[j] = L[32 * b + j];
+      std::byte* qs = out + sizeof(B) - 16;
+      for (int j = 0; j < 16; ++j) q::store_le<std::uint8_t>(qs + j, q::nibbles(levels[j] & 0xF, levels[j + 16] & 0xF));
+      if constexpr (Bits == 5) q::store_le<std::uint32_t>(out + 4, q::fifth_bits(levels));
+    }
+  }
+}
+
+/// A legacy type's rows: each weight in a lane without importance weights, each block with them.
+template <class A, int Bits, bool WithMin, class B>
+inline errc quantize_legacy(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
+  if constexpr (WithMin) {
+    if (importance) {
+      search_with_min<A, Bits, B>(src, dst, n_per_row, importance);
+    } else {
+      round_with_min<A, Bits, B>(src, dst, n_per_row / 32);
+    }
+  } else {
+    if (importance) {
+      search_symmetric<A, Bits, B>(src, dst, n_per_row, importance);
+    } else {
+      round_symmetric<A, Bits, B>(src, dst, n_per_row / 32);
+    }
+  }
+  return errc::success;
+}
+
 }  // namespace detail
 
-/// q4_0 rows (`scalar::quantize_q4_0`): without importance weights in SIMD lanes, with them the search.
+/// q4_0 rows (`scalar::quantize_q4_0`): each weight in a lane without importance weights, each block with them.
 template <class A>
 inline errc quantize_q4_0(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
-  if (importance) return scalar_quantizer(ggml_type::q4_0)(src, dst, n_per_row, importance);
-  detail::round_symmetric<A, 4, blocks::q4_0>(src, dst, n_per_row / 32);
-  return errc::success;
+  return detail::quantize_legacy<A, 4, false, blocks::q4_0>(src, dst, n_per_row, importance);
 }
 
-/// q5_0 rows (`scalar::quantize_q5_0`): without importance weights in SIMD lanes, with them the search.
+/// q5_0 rows (`scalar::quantize_q5_0`): each weight in a lane without importance weights, each block with them.
 template <class A>
 inline errc quantize_q5_0(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
-  if (importance) return scalar_quantizer(ggml_type::q5_0)(src, dst, n_per_row, importance);
-  detail::round_symmetric<A, 5, blocks::q5_0>(src, dst, n_per_row / 32);
-  return errc::success;
+  return detail::quantize_legacy<A, 5, false, blocks::q5_0>(src, dst, n_per_row, importance);
 }
 
-/// q4_1 rows (`scalar::quantize_q4_1`): without importance weights in SIMD lanes, with them the search.
+/// q4_1 rows (`scalar::quantize_q4_1`): each weight in a lane without importance weights, each block with them.
 template <class A>
 inline errc quantize_q4_1(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
-  if (importance) return scalar_quantizer(ggml_type::q4_1)(src, dst, n_per_row, importance);
-  detail::round_with_min<A, 4, blocks::q4_1>(src, dst, n_per_row / 32);
-  return errc::success;
+  return detail::quantize_legacy<A, 4, true, blocks::q4_1>(src, dst, n_per_row, importance);
 }
 
-/// q5_1 rows (`scalar::quantize_q5_1`): without importance weights in SIMD lanes, with them the search.
+/// q5_1 rows (`scalar::quantize_q5_1`): each weight in a lane without importance weights, each block with them.
 template <class A>
 inline errc quantize_q5_1(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
-  if (importance) return scalar_quantizer(ggml_type::q5_1)(src, dst, n_per_row, importance);
-  detail::round_with_min<A, 5, blocks::q5_1>(src, dst, n_per_row / 32);
-  return errc::success;
+  return detail::quantize_legacy<A, 5, true, blocks::q5_1>(src, dst, n_per_row, importance);
 }
 
 /// f16 rows: ggml_fp32_to_fp16_row's bytes (`scalar::quantize_f16`).
@@ -246,10 +334,8 @@ inline errc quantize_f16(const float* src, std::byte* dst, std::size_t n_per_row
 template <class A>
 inline errc quantize_bf16(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
   std::size_t i = 0;
-  for (; i + lanes<A> <= n_per_row; i += lanes<A>) {
-    detail::store_words<A>(reinterpret_cast<bf16*>(dst + 2 * i),
-                           detail::bf16_bits<A>(fbatch<A>::load_unaligned(src + i)));
-  }
+  for (; i + lanes<A> <= n_per_row; i += lanes<A>)  // put: dequantize's bf16 store, the same rounding
+    put<A>(reinterpret_cast<bf16*>(dst + 2 * i), fbatch<A>::load_unaligned(src + i));
   scalar::quantize_bf16(src + i, dst + 2 * i, n_per_row - i, importance);
   return errc::success;
 }
@@ -273,14 +359,14 @@ inline errc quantize_q8_0(const float* src, std::byte* dst, std::size_t n_per_ro
       amax = xsimd::max(amax, xsimd::abs(x[k]));
     }
     if (detail::any_special<A>(x)) {  // a NaN or an infinity: the scalar twin
-      scalar_quantizer(ggml_type::q8_0)(src, dst, per_block, importance);
+      scalar::quantize_q8_0(src, dst, per_block, importance);
       continue;
     }
     const float max = max_lane<A>(amax);
     const float d = max / 127;
     const float id = d != 0 ? 1.0f / d : 0.0f;
     if (!(id < 3.0e38f)) {  // d below 2^-128: 1 / d is infinite, and x * id NaN or infinite
-      scalar_quantizer(ggml_type::q8_0)(src, dst, per_block, importance);
+      scalar::quantize_q8_0(src, dst, per_block, importance);
       continue;
     }
     ::gguf::detail::store_le<std::uint16_t>(dst, half_of<A>(d));
@@ -292,6 +378,113 @@ inline errc quantize_q8_0(const float* src, std::byte* dst, std::size_t n_per_ro
       const ibatch<A> m = xsimd::batch_cast<std::int32_t>(r);
       const ibatch<A> q = xsimd::select(as_int<A>(p) < ibatch<A>(0), ibatch<A>(0) - m, m);
       store_low_bytes<A>(dst + 2 + k * lanes<A>, q & ibatch<A>(0xFF));
+    }
+  }
+  return errc::success;
+}
+
+namespace detail {
+
+/**
+ * `scalar::quant::nearest_e2m1` in every lane: the index of the first of kvalues_mxfp4's 16 levels
+ * (times e) nearest to x, as a float. Each level times e is exact (e a power of two or a UE4M3 value,
+ * the levels 0 ... 12), so the errors are the scalar ones bit for bit; NaN never wins, as there.
+ */
+template <class A>
+inline fbatch<A> nearest_e2m1(const fbatch<A>& x, float e) noexcept {
+  namespace q = scalar::quant;
+  using F = fbatch<A>;
+  F best(0.0f);
+  F best_err = xsimd::abs(F(q::mul(static_cast<float>(tables::kvalues_mxfp4[0]), e)) - x);
+  for (std::size_t i = 1; i < 16; ++i) {
+    const F err = xsimd::abs(F(q::mul(static_cast<float>(tables::kvalues_mxfp4[i]), e)) - x);
+    const auto closer = err < best_err;
+    best = xsimd::select(closer, F(static_cast<float>(i)), best);
+    best_err = xsimd::select(closer, err, best_err);
+  }
+  return best;
+}
+
+/** Index batches as bytes: byte j the low nibble from `lo` lane j, the high from `hi` lane j. */
+template <class A>
+inline void store_nibble_pairs(std::byte* p, const fbatch<A>& lo, const fbatch<A>& hi) noexcept {
+  const ibatch<A> l = xsimd::batch_cast<std::int32_t>(lo), h = xsimd::batch_cast<std::int32_t>(hi);
+  store_low_bytes<A>(p, l | (h << 4));
+}
+
+}  // namespace detail
+
+/**
+ * mxfp4 rows (`scalar::quantize_mxfp4`): per block of 32 the E8M0 exponent of max |x| (scalar), then every
+ * weight's nearest level in lanes. A block with a NaN or an infinity goes through the scalar twin (its
+ * running maximum skips NaN in order).
+ */
+template <class A>
+inline errc quantize_mxfp4(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
+  using B = blocks::mxfp4;
+  constexpr std::size_t per_block = 32, vectors = per_block / lanes<A>;
+  static_assert(per_block % lanes<A> == 0);
+  for (std::size_t b = 0; b < n_per_row / per_block; ++b, src += per_block, dst += sizeof(B)) {
+    fbatch<A> x[vectors];
+    fbatch<A> amax(0.0f);
+    for (std::size_t k = 0; k < vectors; ++k) {
+      x[k] = fbatch<A>::load_unaligned(src + k * lanes<A>);
+      amax = xsimd::max(amax, xsimd::abs(x[k]));
+    }
+    if (detail::any_special<A>(x)) {
+      scalar::quantize_mxfp4(src, dst, per_block, importance);
+      continue;
+    }
+    const float max = max_lane<A>(amax);
+    const std::uint8_t e =
+        max > 0.0f ? scalar::quant::x86_trunc_byte(scalar::quant::floor_log2f(max) - 2 + 127) : std::uint8_t{0};
+    const float d = e8m0_to_float_half(e);
+    ::gguf::detail::store_le<std::uint8_t>(dst + offsetof(B, e), e);
+    fbatch<A> idx[vectors];
+    for (std::size_t k = 0; k < vectors; ++k) idx[k] = detail::nearest_e2m1<A>(x[k], d);
+    for (std::size_t k = 0; k < vectors / 2; ++k)  // byte j: weight j low, weight j + 16 high
+      detail::store_nibble_pairs<A>(dst + offsetof(B, qs) + k * lanes<A>, idx[k], idx[k + vectors / 2]);
+  }
+  return errc::success;
+}
+
+/**
+ * nvfp4 rows (`scalar::quantize_nvfp4`): per 16 weights the UE4M3 scale of max |x| / 6 (scalar), then
+ * every weight's nearest level in lanes. A block of 64 with a NaN or an infinity goes through the scalar
+ * twin.
+ */
+template <class A>
+inline errc quantize_nvfp4(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
+  using B = blocks::nvfp4;
+  constexpr std::size_t per_block = 64, per_sub = 16, vectors = per_sub / lanes<A>;
+  static_assert(per_sub % lanes<A> == 0);
+  for (std::size_t b = 0; b < n_per_row / per_block; ++b, src += per_block, dst += sizeof(B)) {
+    fbatch<A> x[4 * vectors];
+    for (std::size_t k = 0; k < 4 * vectors; ++k) x[k] = fbatch<A>::load_unaligned(src + k * lanes<A>);
+    if (detail::any_special<A>(x)) {
+      scalar::quantize_nvfp4(src, dst, per_block, importance);
+      continue;
+    }
+    for (std::size_t s = 0; s < 4; ++s) {
+      const fbatch<A>* xs = x + s * vectors;
+      fbatch<A> amax(0.0f);
+      for (std::size_t k = 0; k < vectors; ++k) amax = xsimd::max(amax, xsimd::abs(xs[k]));
+      const std::uint8_t ue = scalar::quant::to_ue4m3(max_lane<A>(amax) / 6.0f);
+      ::gguf::detail::store_le<std::uint8_t>(dst + offsetof(B, d) + s, ue);
+      const float d = ue4m3_to_float_half(ue);
+      std::byte* qs = dst + offsetof(B, qs) + 8 * s;  // byte j: weight j low, weight j + 8 high
+      if constexpr (vectors == 1) {                   // the pairs are in one batch
+        alignas(64) float idx[per_sub];
+        detail::nearest_e2m1<A>(xs[0], d).store_aligned(idx);
+        for (std::size_t j = 0; j < 8; ++j)
+          ::gguf::detail::store_le<std::uint8_t>(
+              qs + j, static_cast<std::uint8_t>(static_cast<int>(idx[j]) | (static_cast<int>(idx[j + 8]) << 4)));
+      } else {
+        for (std::size_t k = 0; k < vectors / 2; ++k) {
+          detail::store_nibble_pairs<A>(qs + k * lanes<A>, detail::nearest_e2m1<A>(xs[k], d),
+                                        detail::nearest_e2m1<A>(xs[k + vectors / 2], d));
+        }
+      }
     }
   }
   return errc::success;

@@ -171,20 +171,51 @@ inline void rms_plus_abs(const float* x, float* w) noexcept {
   for (int l = 0; l < 32; ++l) w[l] = av_x + std::fabs(x[l]);
 }
 
-/// q4_K and q5_K, one super-block: the reference path or, with `qw`, the importance-weighted one.
+/// The trial scales of q4_K / q5_K's sub-block search: rmin, rdelta and nstep of make_qkx2/3_quants.
+struct k4_trials {
+  float rmin;    ///< the first trial's offset of the minimum, in levels
+  float rdelta;  ///< the step between trials
+  int nstep;     ///< the number of steps after the first trial
+};
+
+/// q4_K / q5_K's trials: the reference path's (q4_K and q5_K differ), and the importance-weighted one.
 template <int Bits>
-inline void quantize_k4_block(const float* x, std::byte* y, const float* qw) noexcept {
+constexpr k4_trials k4_trials_of(bool weighted) noexcept {
+  if (weighted) return {-0.9f, 0.05f, 36};
+  return Bits == 4 ? k4_trials{-1.f, 0.1f, 20} : k4_trials{-0.5f, 0.1f, 15};
+}
+
+/**
+ * The weights of q4_K / q5_K's sub-block j of the super-block at `x`: av_x + |x| without importance
+ * weights; with them, qw * sqrt(sigma2 + x^2), and their sum in `*sw`.
+ */
+inline void k4_weights(const float* x, const float* qw, float sigma2, int j, float* w, float* sw) noexcept {
+  if (!qw) {
+    rms_plus_abs(x + 32 * j, w);
+    return;
+  }
+  importance_weights(qw + 32 * j, x + 32 * j, 32, sigma2, w);
+  float sumw = 0;
+  for (int l = 0; l < 32; ++l) sumw += w[l];
+  *sw = sumw;
+}
+
+/// The super-block's mean square as q4_K / q5_K's importance weighting uses it (twice the mean square).
+inline float k4_sigma2(const float* x) noexcept { return 2 * sum_of_squares(x, qk_k) / qk_k; }
+
+/**
+ * q4_K and q5_K, one super-block, after the sub-block searches (`scales`, `mins`, the levels in `L`, and
+ * with `qw` the weight sums `sw`): the 6-bit scales and mins, the two halves, the levels re-rounded
+ * against the stored scales, packed.
+ */
+template <int Bits>
+inline void k4_finish(const float* x, std::byte* y, const float* qw, const float* scales, const float* mins,
+                      const float* sw, std::uint8_t* L) noexcept {
   constexpr int nmax = (1 << Bits) - 1;
-  std::uint8_t L[qk_k], Laux[32], Ls[8], Lm[8];
-  float weights[32], mins[8], scales[8];
+  std::uint8_t Ls[8], Lm[8];
   if (!qw) {
     float max_scale = 0, max_min = 0;
     for (int j = 0; j < 8; ++j) {
-      rms_plus_abs(x + 32 * j, weights);
-      scales[j] =
-          Bits == 4
-              ? make_qkx_quants(32, nmax, x + 32 * j, weights, L + 32 * j, &mins[j], Laux, -1.f, 0.1f, 20, false)
-              : make_qkx_quants(32, nmax, x + 32 * j, weights, L + 32 * j, &mins[j], Laux, -0.5f, 0.1f, 15, false);
       if (scales[j] > max_scale) max_scale = scales[j];
       if (mins[j] > max_min) max_min = mins[j];
     }
@@ -200,15 +231,6 @@ inline void quantize_k4_block(const float* x, std::byte* y, const float* qw) noe
     store_half(y, max_scale / 63.f);
     store_half(y + 2, max_min / 63.f);
   } else {
-    const float sigma2 = 2 * sum_of_squares(x, qk_k) / qk_k;
-    float sw[8];
-    for (int j = 0; j < 8; ++j) {
-      importance_weights(qw + 32 * j, x + 32 * j, 32, sigma2, weights);
-      float sumw = 0;
-      for (const float w : weights) sumw += w;
-      sw[j] = sumw;
-      scales[j] = make_qkx_quants(32, nmax, x + 32 * j, weights, L + 32 * j, &mins[j], Laux, -0.9f, 0.05f, 36, false);
-    }
     const float d_block = make_qp_quants(8, 63, scales, Ls, sw);
     const float m_block = make_qp_quants(8, 63, mins, Lm, sw);
     if constexpr (Bits == 5) {  // q5_K clamps the wrapped levels; q4_K stores them as they are
@@ -229,113 +251,176 @@ inline void quantize_k4_block(const float* x, std::byte* y, const float* qw) noe
   }
 }
 
+/**
+ * q4_K and q5_K, one super-block: each sub-block's scale and min searched (make_qkx_quants; the trials
+ * of the reference path, or with `qw` of the importance-weighted one), then `k4_finish`.
+ */
+template <int Bits>
+inline void quantize_k4_block(const float* x, std::byte* y, const float* qw) noexcept {
+  constexpr int nmax = (1 << Bits) - 1;
+  constexpr k4_trials plain = k4_trials_of<Bits>(false), weighted = k4_trials_of<Bits>(true);
+  const k4_trials t = qw ? weighted : plain;
+  std::uint8_t L[qk_k], Laux[32];
+  float weights[32], mins[8], scales[8], sw[8] = {};
+  const float sigma2 = qw ? k4_sigma2(x) : 0.f;
+  for (int j = 0; j < 8; ++j) {
+    k4_weights(x, qw, sigma2, j, weights, &sw[j]);
+    scales[j] =
+        make_qkx_quants(32, nmax, x + 32 * j, weights, L + 32 * j, &mins[j], Laux, t.rmin, t.rdelta, t.nstep, false);
+  }
+  k4_finish<Bits>(x, y, qw, scales, mins, sw, L);
+}
+
+}  // namespace quant
+
+namespace quant {
+
+/**
+ * The weights of q2_K's sub-block j of the super-block at `x`: |x| without importance weights; with
+ * them, qw * sqrt(sigma2 + x^2) (sigma2 the super-block's mean square), and their sum in `*sw`.
+ */
+inline void q2_K_weights(const float* x, const float* qw, float sigma2, int j, float* w, float* sw) noexcept {
+  if (!qw) {
+    for (int l = 0; l < 16; ++l) w[l] = std::fabs(x[16 * j + l]);
+    return;
+  }
+  importance_weights(qw + 16 * j, x + 16 * j, 16, sigma2, w);
+  float sumw = 0;
+  for (int l = 0; l < 16; ++l) sumw += w[l];
+  *sw = sumw;
+}
+
+/**
+ * q2_K, one super-block, after its sub-blocks' searches (`scales`, `mins`, levels in `L`, with `qw` the
+ * weight sums `sw`): the 4-bit scales and mins, the two halves, the levels re-rounded, packed.
+ */
+inline void q2_K_finish(const float* x, std::byte* dst, const float* qw, const float* scales, const float* mins,
+                        const float* sw, std::uint8_t* L) noexcept {
+  using B = blocks::q2_K;
+  std::byte* const sc = dst + offsetof(B, scales);
+  float d = 0, dmin = 0;
+  if (!qw) {
+    float max_scale = 0, max_min = 0;
+    for (int j = 0; j < 16; ++j) {
+      if (scales[j] > max_scale) max_scale = scales[j];
+      if (mins[j] > max_min) max_min = mins[j];
+    }
+    std::uint8_t s[16] = {};
+    if (max_scale > 0) {
+      const float iscale = 15.f / max_scale;
+      for (int j = 0; j < 16; ++j) s[j] = low_byte(nearest_int(iscale * scales[j]));
+      d = store_half(dst + offsetof(B, d), max_scale / 15.f);
+    } else {
+      d = store_half(dst + offsetof(B, d), 0.f);
+    }
+    if (max_min > 0) {
+      const float iscale = 15.f / max_min;
+      for (int j = 0; j < 16; ++j) s[j] = low_byte(s[j] | (nearest_int(iscale * mins[j]) << 4));
+      dmin = store_half(dst + offsetof(B, dmin), max_min / 15.f);
+    } else {
+      dmin = store_half(dst + offsetof(B, dmin), 0.f);
+    }
+    std::memcpy(sc, s, 16);
+  } else {
+    std::uint8_t Ls[16], Lm[16];
+    const float dm = make_qp_quants(16, 15, scales, Ls, sw);
+    const float mm = make_qp_quants(16, 15, mins, Lm, sw);
+    d = store_half(dst + offsetof(B, d), dm);
+    dmin = store_half(dst + offsetof(B, dmin), mm);
+    for (int j = 0; j < 16; ++j) store_le<std::uint8_t>(sc + j, low_byte(Ls[j] | (Lm[j] << 4)));
+  }
+  requantize_q2_K(x, sc, d, dmin, L);
+  pack_2bit(L, dst + offsetof(B, qs));
+}
+
 }  // namespace quant
 
 /// q2_K: 16 sub-blocks of 16 weights on 2 bits, 4-bit scales and mins; importance weights are used.
 inline void quantize_q2_K(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
   using namespace quant;
-  using B = blocks::q2_K;
-  std::uint8_t L[qk_k], Laux[16], Ls[16], Lm[16];
-  float weight[16], mins[16], scales[16], sw[16];
-  for (std::size_t i = 0; i < n_per_row / qk_k; ++i, src += qk_k, dst += sizeof(B)) {
-    const float* x = src;
-    std::byte* const sc = dst + offsetof(B, scales);
-    float d = 0, dmin = 0;
-    if (!importance) {
-      float max_scale = 0, max_min = 0;
-      for (int j = 0; j < 16; ++j) {
-        for (int l = 0; l < 16; ++l) weight[l] = std::fabs(x[16 * j + l]);
-        scales[j] = make_qkx_quants(16, 3, x + 16 * j, weight, L + 16 * j, &mins[j], Laux, -0.5f, 0.1f, 15, true);
-        if (scales[j] > max_scale) max_scale = scales[j];
-        if (mins[j] > max_min) max_min = mins[j];
-      }
-      std::uint8_t s[16] = {};
-      if (max_scale > 0) {
-        const float iscale = 15.f / max_scale;
-        for (int j = 0; j < 16; ++j) s[j] = low_byte(nearest_int(iscale * scales[j]));
-        d = store_half(dst + offsetof(B, d), max_scale / 15.f);
-      } else {
-        d = store_half(dst + offsetof(B, d), 0.f);
-      }
-      if (max_min > 0) {
-        const float iscale = 15.f / max_min;
-        for (int j = 0; j < 16; ++j) s[j] = low_byte(s[j] | (nearest_int(iscale * mins[j]) << 4));
-        dmin = store_half(dst + offsetof(B, dmin), max_min / 15.f);
-      } else {
-        dmin = store_half(dst + offsetof(B, dmin), 0.f);
-      }
-      std::memcpy(sc, s, 16);
-    } else {
-      const float* qw_block = importance + qk_k * i;
-      const float sigma2 = sum_of_squares(x, qk_k) / qk_k;
-      for (int j = 0; j < 16; ++j) {
-        importance_weights(qw_block + 16 * j, x + 16 * j, 16, sigma2, weight);
-        float sumw = 0;
-        for (const float w : weight) sumw += w;
-        sw[j] = sumw;
-        scales[j] = make_qkx_quants(16, 3, x + 16 * j, weight, L + 16 * j, &mins[j], Laux, -0.9f, 0.05f, 36, false);
-      }
-      const float dm = make_qp_quants(16, 15, scales, Ls, sw);
-      const float mm = make_qp_quants(16, 15, mins, Lm, sw);
-      d = store_half(dst + offsetof(B, d), dm);
-      dmin = store_half(dst + offsetof(B, dmin), mm);
-      for (int j = 0; j < 16; ++j) store_le<std::uint8_t>(sc + j, low_byte(Ls[j] | (Lm[j] << 4)));
+  std::uint8_t L[qk_k], Laux[16];
+  float weight[16], mins[16], scales[16], sw[16] = {};
+  for (std::size_t i = 0; i < n_per_row / qk_k; ++i, src += qk_k, dst += sizeof(blocks::q2_K)) {
+    const float* qw = importance ? importance + qk_k * i : nullptr;
+    const float sigma2 = qw ? sum_of_squares(src, qk_k) / qk_k : 0.f;
+    for (int j = 0; j < 16; ++j) {
+      q2_K_weights(src, qw, sigma2, j, weight, &sw[j]);
+      scales[j] = qw ? make_qkx_quants(16, 3, src + 16 * j, weight, L + 16 * j, &mins[j], Laux, -0.9f, 0.05f, 36, false)
+                     : make_qkx_quants(16, 3, src + 16 * j, weight, L + 16 * j, &mins[j], Laux, -0.5f, 0.1f, 15, true);
     }
-    requantize_q2_K(x, sc, d, dmin, L);
-    pack_2bit(L, dst + offsetof(B, qs));
+    q2_K_finish(src, dst, qw, scales, mins, sw, L);
   }
 }
+
+namespace quant {
+
+/// The weights of q3_K's sub-block j with importance weights: qw * sqrt(sigma2 + x^2), their sum in `*sw`.
+inline void q3_K_weights(const float* x, const float* qw, float sigma2, int j, float* w, float* sw) noexcept {
+  importance_weights(qw + 16 * j, x + 16 * j, 16, sigma2, w);
+  float sumw = 0;
+  for (int l = 0; l < 16; ++l) sumw += w[l];
+  *sw = sumw;
+}
+
+/**
+ * q3_K, one super-block, after its sub-blocks' searches (`scales`, levels + 4 in `L`; with `qw` the
+ * weight sums `sw`): the 6-bit scales, the half, the levels re-rounded against them, packed.
+ */
+inline void q3_K_finish(const float* x, std::byte* dst, const float* qw, const float* scales, const float* sw,
+                        std::int8_t* L) noexcept {
+  using B = blocks::q3_K;
+  int ls[16];
+  if (!qw) {
+    float max_scale = 0, amax = 0;
+    for (int j = 0; j < 16; ++j) {
+      const float a = std::fabs(scales[j]);
+      if (a > amax) {
+        amax = a;
+        max_scale = scales[j];
+      }
+    }
+    if (max_scale != 0) {
+      const float iscale = -32.f / max_scale;
+      for (int j = 0; j < 16; ++j) {
+        // ggml keeps nearest_int's result in an int8_t before clamping it.
+        const auto l = static_cast<std::int8_t>(low_byte(nearest_int(iscale * scales[j])));
+        ls[j] = clamp(l, -32, 31) + 32;
+      }
+      pack_q3_K_scales(ls, dst + offsetof(B, scales));
+      store_half(dst + offsetof(B, d), 1 / iscale);
+    } else {
+      std::memset(dst + offsetof(B, scales), 0, 12);
+      store_half(dst + offsetof(B, d), 0.f);
+    }
+  } else {
+    std::int8_t Ls[16];
+    const float d_block = make_qx_quants(16, 32, scales, Ls, sw);
+    for (int j = 0; j < 16; ++j) ls[j] = Ls[j];
+    pack_q3_K_scales(ls, dst + offsetof(B, scales));
+    store_half(dst + offsetof(B, d), d_block);
+  }
+  finish_q3_K(x, dst, L);
+}
+
+}  // namespace quant
 
 /// q3_K: 16 sub-blocks of 16 weights on 3 bits, 6-bit signed scales; importance weights are used.
 inline void quantize_q3_K(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
   using namespace quant;
-  using B = blocks::q3_K;
   std::int8_t L[qk_k];
-  float scales[16];
-  int ls[16];
-  for (std::size_t i = 0; i < n_per_row / qk_k; ++i, src += qk_k, dst += sizeof(B)) {
-    const float* x = src;
-    if (!importance) {
-      float max_scale = 0, amax = 0;
-      for (int j = 0; j < 16; ++j) {
-        scales[j] = make_q3_quants(16, 4, x + 16 * j, L + 16 * j);
-        const float a = std::fabs(scales[j]);
-        if (a > amax) {
-          amax = a;
-          max_scale = scales[j];
-        }
-      }
-      if (max_scale != 0) {
-        const float iscale = -32.f / max_scale;
-        for (int j = 0; j < 16; ++j) {
-          // ggml keeps nearest_int's result in an int8_t before clamping it.
-          const auto l = static_cast<std::int8_t>(low_byte(nearest_int(iscale * scales[j])));
-          ls[j] = clamp(l, -32, 31) + 32;
-        }
-        pack_q3_K_scales(ls, dst + offsetof(B, scales));
-        store_half(dst + offsetof(B, d), 1 / iscale);
+  float scales[16], weight[16], sw[16] = {};
+  for (std::size_t i = 0; i < n_per_row / qk_k; ++i, src += qk_k, dst += sizeof(blocks::q3_K)) {
+    const float* qw = importance ? importance + qk_k * i : nullptr;
+    const float sigma2 = qw ? 2 * sum_of_squares(src, qk_k) / qk_k : 0.f;
+    for (int j = 0; j < 16; ++j) {
+      if (qw) {
+        q3_K_weights(src, qw, sigma2, j, weight, &sw[j]);
+        scales[j] = make_qx_quants(16, 4, src + 16 * j, L + 16 * j, weight);
       } else {
-        std::memset(dst + offsetof(B, scales), 0, 12);
-        store_half(dst + offsetof(B, d), 0.f);
+        scales[j] = make_q3_quants(16, 4, src + 16 * j, L + 16 * j);
       }
-    } else {
-      const float* qw_block = importance + qk_k * i;
-      const float sigma2 = 2 * sum_of_squares(x, qk_k) / qk_k;
-      float weight[16], sw[16];
-      std::int8_t Ls[16];
-      for (int j = 0; j < 16; ++j) {
-        importance_weights(qw_block + 16 * j, x + 16 * j, 16, sigma2, weight);
-        float sumw = 0;
-        for (const float w : weight) sumw += w;
-        sw[j] = sumw;
-        scales[j] = make_qx_quants(16, 4, x + 16 * j, L + 16 * j, weight);
-      }
-      const float d_block = make_qx_quants(16, 32, scales, Ls, sw);
-      for (int j = 0; j < 16; ++j) ls[j] = Ls[j];
-      pack_q3_K_scales(ls, dst + offsetof(B, scales));
-      store_half(dst + offsetof(B, d), d_block);
     }
-    finish_q3_K(x, dst, L);
+    q3_K_finish(src, dst, qw, scales, sw, L);
   }
 }
 
@@ -355,53 +440,67 @@ inline void quantize_q5_K(const float* src, std::byte* dst, std::size_t n_per_ro
   }
 }
 
+namespace quant {
+
+/**
+ * q6_K, one super-block, after its sub-blocks' searches (make_qx_quants: `scales`, levels + 32 in `L`):
+ * the 8-bit scales against the largest, the levels re-rounded against them, packed (an all-zero block
+ * when every scale is below ggml's epsilon).
+ */
+inline void q6_K_finish(const float* x, std::byte* dst, const float* scales, std::int8_t* L) noexcept {
+  using B = blocks::q6_K;
+  float max_scale = 0, max_abs_scale = 0;
+  for (int ib = 0; ib < 16; ++ib) {
+    const float a = std::fabs(scales[ib]);
+    if (a > max_abs_scale) {
+      max_abs_scale = a;
+      max_scale = scales[ib];
+    }
+  }
+  if (max_abs_scale < group_max_eps) {
+    std::memset(dst, 0, sizeof(B));
+    return;
+  }
+  const float iscale = -128.f / max_scale;
+  const float d = store_half(dst + offsetof(B, d), 1 / iscale);
+  std::int8_t sc[16];
+  for (int ib = 0; ib < 16; ++ib) {
+    const int l = nearest_int(iscale * scales[ib]);
+    sc[ib] = static_cast<std::int8_t>(low_byte(l < 127 ? l : 127));
+    store_le<std::int8_t>(dst + offsetof(B, scales) + ib, sc[ib]);
+  }
+  for (int j = 0; j < 16; ++j) {
+    const float dl = d * static_cast<float>(sc[j]);
+    if (dl == 0) continue;
+    for (int ii = 0; ii < 16; ++ii) {
+      L[16 * j + ii] = static_cast<std::int8_t>(clamp(nearest_int(x[16 * j + ii] / dl), -32, 31) + 32);
+    }
+  }
+  std::byte* ql = dst + offsetof(B, ql);
+  std::byte* qh = dst + offsetof(B, qh);
+  for (int j = 0; j < qk_k; j += 128, ql += 64, qh += 32) {
+    for (int l = 0; l < 32; ++l) {
+      const int q1 = L[j + l], q2 = L[j + l + 32], q3 = L[j + l + 64], q4 = L[j + l + 96];
+      store_le<std::uint8_t>(ql + l, low_byte((q1 & 0xF) | ((q3 & 0xF) << 4)));
+      store_le<std::uint8_t>(ql + l + 32, low_byte((q2 & 0xF) | ((q4 & 0xF) << 4)));
+      store_le<std::uint8_t>(qh + l, low_byte((q1 >> 4) | ((q2 >> 4) << 2) | ((q3 >> 4) << 4) | ((q4 >> 4) << 6)));
+    }
+  }
+}
+
+}  // namespace quant
+
 /// q6_K: 16 sub-blocks of 16 weights on 6 bits, 8-bit signed scales; importance weights are used.
 inline void quantize_q6_K(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
   using namespace quant;
-  using B = blocks::q6_K;
   std::int8_t L[qk_k];
   float scales[16];
-  for (std::size_t i = 0; i < n_per_row / qk_k; ++i, src += qk_k, dst += sizeof(B)) {
-    const float* x = src;
-    float max_scale = 0, max_abs_scale = 0;
+  for (std::size_t i = 0; i < n_per_row / qk_k; ++i, src += qk_k, dst += sizeof(blocks::q6_K)) {
     for (int ib = 0; ib < 16; ++ib) {
       const float* qw = importance ? importance + qk_k * i + 16 * ib : nullptr;
-      scales[ib] = make_qx_quants(16, 32, x + 16 * ib, L + 16 * ib, qw);
-      const float a = std::fabs(scales[ib]);
-      if (a > max_abs_scale) {
-        max_abs_scale = a;
-        max_scale = scales[ib];
-      }
+      scales[ib] = make_qx_quants(16, 32, src + 16 * ib, L + 16 * ib, qw);
     }
-    if (max_abs_scale < group_max_eps) {
-      std::memset(dst, 0, sizeof(B));
-      continue;
-    }
-    const float iscale = -128.f / max_scale;
-    const float d = store_half(dst + offsetof(B, d), 1 / iscale);
-    std::int8_t sc[16];
-    for (int ib = 0; ib < 16; ++ib) {
-      const int l = nearest_int(iscale * scales[ib]);
-      sc[ib] = static_cast<std::int8_t>(low_byte(l < 127 ? l : 127));
-      store_le<std::int8_t>(dst + offsetof(B, scales) + ib, sc[ib]);
-    }
-    for (int j = 0; j < 16; ++j) {
-      const float dl = d * static_cast<float>(sc[j]);
-      if (dl == 0) continue;
-      for (int ii = 0; ii < 16; ++ii) {
-        L[16 * j + ii] = static_cast<std::int8_t>(clamp(nearest_int(x[16 * j + ii] / dl), -32, 31) + 32);
-      }
-    }
-    std::byte* ql = dst + offsetof(B, ql);
-    std::byte* qh = dst + offsetof(B, qh);
-    for (int j = 0; j < qk_k; j += 128, ql += 64, qh += 32) {
-      for (int l = 0; l < 32; ++l) {
-        const int q1 = L[j + l], q2 = L[j + l + 32], q3 = L[j + l + 64], q4 = L[j + l + 96];
-        store_le<std::uint8_t>(ql + l, low_byte((q1 & 0xF) | ((q3 & 0xF) << 4)));
-        store_le<std::uint8_t>(ql + l + 32, low_byte((q2 & 0xF) | ((q4 & 0xF) << 4)));
-        store_le<std::uint8_t>(qh + l, low_byte((q1 >> 4) | ((q2 >> 4) << 2) | ((q3 >> 4) << 4) | ((q4 >> 4) << 6)));
-      }
-    }
+    q6_K_finish(src, dst, scales, L);
   }
 }
 

@@ -134,7 +134,15 @@ inline std::uint8_t nearest_e2m1(float x, float e) noexcept {
  * of two gives that power's exponent. log2 in double rounded to float is that float (the correctly
  * rounded one) and does not depend on the platform's log2f.
  */
-inline float floor_log2f(float x) noexcept { return std::floor(static_cast<float>(std::log2(static_cast<double>(x)))); }
+inline float floor_log2f(float x) noexcept {
+  // A normal x = m 2^e whose m is below 2 - 2^-11: log2 x = e + f with f < 1 - 3.5e-4, farther from e + 1
+  // than the float rounding can move it (half an ulp of |e| <= 127 is <= 2^-17): floor(rounded) is e.
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
+  const std::uint32_t exponent = (bits >> 23) & 0xFFu, mantissa = bits & 0x7FFFFFu;
+  if (bits >> 31 == 0 && exponent != 0 && exponent != 0xFF && mantissa < 0x7FF000u)
+    return static_cast<float>(static_cast<int>(exponent) - 127);
+  return std::floor(static_cast<float>(std::log2(static_cast<double>(x))));
+}
 
 /**
  * ggml_fp32_to_ue4m3: the UE4M3 code of x (4 exponent bits, bias 7, 3 mantissa bits), rounding half
