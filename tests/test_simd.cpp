@@ -350,13 +350,12 @@ TEST_CASE("all 65536 halves convert to the same float bits on every instruction 
 }
 
 TEST_CASE("every quantizer of every supported instruction set writes the scalar quantizer's bytes") {
-  // gguf::quantize runs dispatch::quantizer(type) in dispatch mode: SIMD twins where a type has one (f16,
-  // bf16, q8_0, q4_0 ... q5_1, q2_K ... q6_K, mxfp4, nvfp4, tq1_0, tq2_0, q2_0), the scalar quantizer
-  // elsewhere. Rows of Gaussian weights at many scales (down to blocks of subnormals, whose inverse
-  // overflows), with ties, zeros of both signs, ranges that overflow, subnormals, infinities; and NaN of either sign,
-  // one kind of NaN per row: where two different NaNs meet in one operation, which comes out is the compiler's choice
-  // of operand order (C++ leaves it open; LLVM swaps an addition's operands freely), for ggml's code as for ours. With
-  // and without importance weights.
+  // gguf::quantize runs dispatch::quantizer(type) in dispatch mode: SIMD twins where a type has one (all
+  // but iq1_m and q1_0), the scalar quantizer elsewhere. Rows of Gaussian weights at many scales (down to blocks
+  // of subnormals, whose inverse overflows), with ties, zeros of both signs, ranges that overflow, subnormals,
+  // infinities; and NaN of either sign, one kind of NaN per row: where two different NaNs meet in one operation, which
+  // comes out is the compiler's choice of operand order (C++ leaves it open; LLVM swaps an addition's operands freely),
+  // for ggml's code as for ours. With and without importance weights.
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   const float specials[] = {inf, -inf, 0.0f, -0.0f, 1e-45f, -1e-40f, 3.4e38f, -3.4e38f, 65520.0f, 0.5f};
   std::mt19937 rng(5);

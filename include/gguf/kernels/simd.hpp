@@ -23,6 +23,8 @@
 #include "gguf/kernels/simd/nonlinear.hpp"
 #include "gguf/kernels/simd/plain.hpp"
 #include "gguf/kernels/simd/quantize.hpp"
+#include "gguf/kernels/simd/quantize_iq.hpp"
+#include "gguf/kernels/simd/quantize_iq4.hpp"
 #include "gguf/kernels/simd/quantize_k.hpp"
 #include "gguf/kernels/simd/quantize_ternary.hpp"
 #include "gguf/kernels/simd/ternary.hpp"
@@ -114,7 +116,8 @@ constexpr dequant_fn best_kernel(ggml_type t) noexcept { return best_kernel_to<f
 
 /**
  * The quantizer of `t` for the xsimd architecture `A`: a SIMD twin where there is one (f16, bf16, q8_0,
- * q4_0, q4_1, q5_0, q5_1, q2_K ... q6_K, mxfp4, nvfp4, tq1_0, tq2_0, q2_0), else the scalar quantizer.
+ * q4_0, q4_1, q5_0, q5_1, q2_K ... q6_K, iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s, iq1_s, iq4_nl, iq4_xs, mxfp4, nvfp4,
+ * tq1_0, tq2_0, q2_0), else the scalar quantizer.
  * Every one writes exactly the scalar quantizer's bytes (x86's NaN signs included, as there).
  * @param t a ggml type
  * @return the quantizer; nullptr where `scalar_quantizer` has none
@@ -130,6 +133,14 @@ constexpr quant_fn simd_quantizer(ggml_type t) noexcept {
     case ggml_type::q4_1: return quant_detail::x86_nan_signs<ggml_type::q4_1, simd::quantize_q4_1<A>>();
     case ggml_type::q5_0: return quant_detail::x86_nan_signs<ggml_type::q5_0, simd::quantize_q5_0<A>>();
     case ggml_type::q5_1: return quant_detail::x86_nan_signs<ggml_type::q5_1, simd::quantize_q5_1<A>>();
+    case ggml_type::iq2_xxs: return simd::quantize_iq2_xxs<A>;
+    case ggml_type::iq2_xs: return simd::quantize_iq2_xs<A>;
+    case ggml_type::iq2_s: return simd::quantize_iq2_s<A>;
+    case ggml_type::iq3_xxs: return simd::quantize_iq3_xxs<A>;
+    case ggml_type::iq3_s: return simd::quantize_iq3_s<A>;
+    case ggml_type::iq1_s: return simd::quantize_iq1_s<A>;
+    case ggml_type::iq4_nl: return quant_detail::x86_nan_signs<ggml_type::iq4_nl, simd::quantize_iq4_nl<A>>();
+    case ggml_type::iq4_xs: return quant_detail::x86_nan_signs<ggml_type::iq4_xs, simd::quantize_iq4_xs<A>>();
     case ggml_type::mxfp4: return simd::quantize_mxfp4<A>;
     case ggml_type::nvfp4: return simd::quantize_nvfp4<A>;
     case ggml_type::tq1_0: return quant_detail::x86_nan_signs<ggml_type::tq1_0, simd::quantize_tq1_0<A>>();

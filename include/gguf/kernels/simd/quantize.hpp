@@ -202,21 +202,6 @@ inline void round_with_min(const float* src, std::byte* dst, std::size_t n_block
 }
 
 /**
- * The legacy types' importance weighting (`scalar::quant::importance_weights`) of n weights, n a multiple
- * of lanes<A>: qw * sqrt(sigma2 + x^2), every operation IEEE-rounded (sqrt included), so each lane is the
- * scalar float.
- */
-template <class A>
-inline void importance_weights(const float* qw, const float* x, std::size_t n, float sigma2, float* out) noexcept {
-  for (std::size_t j = 0; j < n; j += lanes<A>) {
-    const fbatch<A> v = fbatch<A>::load_unaligned(x + j);
-    const fbatch<A> w =
-        mul_rounded<A>(fbatch<A>::load_unaligned(qw + j), sqrt<A>(fbatch<A>(sigma2) + mul_rounded<A>(v, v)));
-    w.store_unaligned(out + j);
-  }
-}
-
-/**
  * q4_0 / q5_0 rows with importance weights (`scalar::quant::search_symmetric`): make_qx_quants for
  * lanes<A> blocks at once, one block per lane; the scales and the packing as the scalar twin.
  */

@@ -38,6 +38,21 @@ inline ibatch<A> nearest_int(fbatch<A> x) noexcept {
   return (as_int<A>(v) & ibatch<A>(0x007FFFFF)) - ibatch<A>(0x00400000);
 }
 
+/**
+ * ggml's importance weighting (`scalar::quant::importance_weights`) of n weights, n a multiple
+ * of lanes<A>: qw * sqrt(sigma2 + x^2), every operation IEEE-rounded (sqrt included), so each lane is the
+ * scalar float.
+ */
+template <class A>
+inline void importance_weights(const float* qw, const float* x, std::size_t n, float sigma2, float* out) noexcept {
+  for (std::size_t j = 0; j < n; j += lanes<A>) {
+    const fbatch<A> v = fbatch<A>::load_unaligned(x + j);
+    const fbatch<A> w =
+        mul_rounded<A>(fbatch<A>::load_unaligned(qw + j), sqrt<A>(fbatch<A>(sigma2) + mul_rounded<A>(v, v)));
+    w.store_unaligned(out + j);
+  }
+}
+
 /// Groups of N floats as lanes: t[i][j] is float i of group j (at p + N * j), 0 in the idle lanes j >= count.
 template <class A, std::size_t N>
 inline void transpose_groups(const float* p, std::size_t count, float (&t)[N][lanes<A>]) noexcept {

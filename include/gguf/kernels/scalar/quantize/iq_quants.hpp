@@ -121,16 +121,30 @@ inline std::int8_t level_at(float id, float x, int kmax) noexcept {
 }
 
 /**
- * One group of Search::dims values at inverse scale id: the levels into L, and when they are not a grid
- * point, the best neighbour at `scale` instead. @return the grid index, -1 when the search found none
+ * `best_neighbour` as the IQ quantizers' policy for their neighbour searches (SIMD twins pass their own,
+ * which finds the same point).
  */
-template <class Search>
+struct neighbour_search {
+  /// best_neighbour(s, entry, xval, weight, scale, L)
+  template <class Search>
+  int operator()(const Search& s, std::int32_t entry, const float* xval, const float* weight, float scale,
+                 std::int8_t* L) const noexcept {
+    return best_neighbour(s, entry, xval, weight, scale, L);
+  }
+};
+
+/**
+ * One group of Search::dims values at inverse scale id: the levels into L, and when they are not a grid
+ * point, the best neighbour at `scale` instead (found by `nb`). @return the grid index, -1 when the search
+ * found none
+ */
+template <class Search, class Neighbours>
 int snap_group(const Search& s, const float* xval, const float* waux, float id, float scale, int kmax, std::int8_t* L,
-               bool& on_grid) noexcept {
+               bool& on_grid, const Neighbours& nb) noexcept {
   for (std::size_t i = 0; i < Search::dims; ++i) L[i] = level_at(id, xval[i], kmax);
   const std::int32_t e = s.lookup(L);
   on_grid = e >= 0;
-  return e >= 0 ? e : best_neighbour(s, e, xval, waux, scale, L);
+  return e >= 0 ? e : nb(s, e, xval, waux, scale, L);
 }
 
 /**
@@ -139,9 +153,10 @@ int snap_group(const Search& s, const float* xval, const float* waux, float id, 
  * groups that were off the grid (all with refine_all) snapped again at the best scale.
  * @return false where ggml asserts (a neighbour search that found nothing)
  */
-template <std::size_t N, class Search>
+template <std::size_t N, class Search, class Neighbours>
 bool fit_levels(const Search& s, const float* xval, const float* weight, const float* waux, float max, int kmax,
-                int is_max, float step, bool refine_all, std::int8_t* L, float& scale_out) noexcept {
+                int is_max, float step, bool refine_all, std::int8_t* L, float& scale_out,
+                const Neighbours& nb) noexcept {
   constexpr std::size_t G = Search::dims, ng = N / G;
   std::array<bool, ng> is_on_grid{};
   is_on_grid.fill(!refine_all);  // iq3_s starts with every group "off" the grid
@@ -154,7 +169,7 @@ bool fit_levels(const Search& s, const float* xval, const float* weight, const f
     std::array<std::int8_t, N> Laux{};
     std::array<bool, ng> aux{};
     for (std::size_t k = 0; k < ng; ++k) {
-      if (snap_group(s, xval + G * k, waux + G * k, id, this_scale, kmax, Laux.data() + G * k, aux[k]) < 0) {
+      if (snap_group(s, xval + G * k, waux + G * k, id, this_scale, kmax, Laux.data() + G * k, aux[k], nb) < 0) {
         return false;
       }
     }
@@ -174,7 +189,7 @@ bool fit_levels(const Search& s, const float* xval, const float* weight, const f
     for (std::size_t k = 0; k < ng; ++k) {
       if (is_on_grid[k] && !refine_all) continue;
       bool unused;
-      if (snap_group(s, xval + G * k, waux + G * k, id, scale, kmax, L + G * k, unused) < 0) return false;
+      if (snap_group(s, xval + G * k, waux + G * k, id, scale, kmax, L + G * k, unused, nb) < 0) return false;
     }
     float sumqx, sumq2;
     level_sums(weight, xval, L, N, sumqx, sumq2);
@@ -254,6 +269,53 @@ inline constexpr float iq1_xp[3] = {-1 + iq1_delta, iq1_delta, 1 + iq1_delta};
 /// ... and down (-1 - delta, -delta, 1 - delta)
 inline constexpr float iq1_xm[3] = {-1 - iq1_delta, -iq1_delta, 1 - iq1_delta};
 
+/// iq1_s's best split of a sub-block: its scale, the split points and the shift (i1 < 0 for none).
+struct iq1_split {
+  float scale;  ///< sum q x / sum q^2 of the best, or the sub-block's max when none was found
+  int i1;       ///< the sorted weights below i1 take level 0
+  int i2;       ///< those from i1 below i2 level 1, the rest level 2
+  int shift;    ///< +1: the levels iq1_xp, -1: iq1_xm; 0 when none was found
+};
+
+/**
+ * iq1_s's searches as ggml writes them, the scalar policy of quantize_iq1_s_with (SIMD twins pass their
+ * own, which find the same).
+ */
+struct iq1_searches {
+  /**
+   * The split search (ggml's quantize_row_iq1_s_impl): over the prefix sums of w x and w of the sorted
+   * 32 weights (sumx[0..32], sumw[0..32]), for i1 <= i2 and shift +1 then -1, the least-squares fit of
+   * the three levels, the first best by sum(q x)^2 / sum(q^2) kept; `max` is the scale when none is found.
+   */
+  static iq1_split split(const float* sumx, const float* sumw, float max) noexcept {
+    iq1_split r{max, -1, -1, 0};
+    float best_score = -FLT_MAX;
+    for (int i1 = 0; i1 <= 32; ++i1) {
+      for (int i2 = i1; i2 <= 32; ++i2) {
+        const float a = sumx[i1] - sumx[0], b = sumx[i2] - sumx[i1], c = sumx[32] - sumx[i2];
+        const float wa = sumw[i1] - sumw[0], wb = sumw[i2] - sumw[i1], wc = sumw[32] - sumw[i2];
+        for (int shift : {1, -1}) {
+          const float* xs = shift == 1 ? iq1_xp : iq1_xm;
+          const float sumqx = mul(a, xs[0]) + mul(b, xs[1]) + mul(c, xs[2]);
+          const float sumq2 = mul(wa * xs[0], xs[0]) + mul(wb * xs[1], xs[1]) + mul(wc * xs[2], xs[2]);
+          if (sumq2 > 0 && sumqx * sumqx > best_score * sumq2) {
+            r.scale = sumqx / sumq2;
+            best_score = r.scale * sumqx;
+            r = {r.scale, i1, i2, shift};
+          }
+        }
+      }
+    }
+    return r;
+  }
+
+  /// iq1_best_neighbour(s, entry, xval, weight, scale, xg, L)
+  static int neighbour(const iq1_search_t& s, std::int32_t entry, const float* xval, const float* weight, float scale,
+                       const float* xg, std::int8_t* L) noexcept {
+    return iq1_best_neighbour(s, entry, xval, weight, scale, xg, L);
+  }
+};
+
 }  // namespace detail::iq
 
 /**
@@ -263,9 +325,11 @@ inline constexpr float iq1_xm[3] = {-1 - iq1_delta, -iq1_delta, 1 - iq1_delta};
  * @param n_per_row a multiple of 256 @param importance n_per_row weights (one per column), or nullptr
  * @return errc::success; errc::not_found without importance; errc::size_mismatch when n_per_row is not a
  * multiple of 256; errc::out_of_range where ggml aborts (NaN, infinite or overflowing values)
+ * @param nb the neighbour search (`detail::iq::neighbour_search`, ggml's; or a SIMD twin)
  */
-[[nodiscard]] inline errc quantize_iq2_xxs(const float* src, std::byte* dst, std::size_t n_per_row,
-                                           const float* importance) noexcept {
+template <class Neighbours = detail::iq::neighbour_search>
+[[nodiscard]] inline errc quantize_iq2_xxs_with(const float* src, std::byte* dst, std::size_t n_per_row,
+                                                const float* importance, const Neighbours& nb = {}) noexcept {
   namespace iq = detail::iq;
   using B = blocks::iq2_xxs;
   if (importance == nullptr) return errc::not_found;
@@ -300,7 +364,7 @@ inline constexpr float iq1_xm[3] = {-1 - iq1_delta, -iq1_delta, 1 - iq1_delta};
         std::int8_t Laux[32];
         bool unused;
         for (std::size_t k = 0; k < 4; ++k) {
-          if (iq::snap_group(grid, xval + 8 * k, waux + 8 * k, id, this_scale, kmax, Laux + 8 * k, unused) < 0) {
+          if (iq::snap_group(grid, xval + 8 * k, waux + 8 * k, id, this_scale, kmax, Laux + 8 * k, unused, nb) < 0) {
             return errc::out_of_range;
           }
         }
@@ -316,7 +380,7 @@ inline constexpr float iq1_xm[3] = {-1 - iq1_delta, -iq1_delta, 1 - iq1_delta};
         const float id = 1 / scale;
         bool unused;
         for (std::size_t k = 0; k < 4; ++k) {
-          if (iq::snap_group(grid, xval + 8 * k, waux + 8 * k, id, scale, kmax, L + 8 * k, unused) < 0) {
+          if (iq::snap_group(grid, xval + 8 * k, waux + 8 * k, id, scale, kmax, L + 8 * k, unused, nb) < 0) {
             return errc::out_of_range;
           }
         }
@@ -349,12 +413,19 @@ inline constexpr float iq1_xm[3] = {-1 - iq1_delta, -iq1_delta, 1 - iq1_delta};
   return errc::success;
 }
 
+/// quantize_iq2_xxs_with the scalar neighbour search: ggml's code.
+[[nodiscard]] inline errc quantize_iq2_xxs(const float* src, std::byte* dst, std::size_t n_per_row,
+                                           const float* importance) noexcept {
+  return quantize_iq2_xxs_with(src, dst, n_per_row, importance);
+}
+
 /**
  * iq2_xs, one row: n_per_row / 256 blocks of 74 bytes (blocks::iq2_xs), as ggml's quantize_row_iq2_xs_impl.
  * Importance is required. Parameters and errors as quantize_iq2_xxs.
  */
-[[nodiscard]] inline errc quantize_iq2_xs(const float* src, std::byte* dst, std::size_t n_per_row,
-                                          const float* importance) noexcept {
+template <class Neighbours = detail::iq::neighbour_search>
+[[nodiscard]] inline errc quantize_iq2_xs_with(const float* src, std::byte* dst, std::size_t n_per_row,
+                                               const float* importance, const Neighbours& nb = {}) noexcept {
   namespace iq = detail::iq;
   using B = blocks::iq2_xs;
   if (importance == nullptr) return errc::not_found;
@@ -377,7 +448,8 @@ inline constexpr float iq1_xm[3] = {-1 - iq1_delta, -iq1_delta, 1 - iq1_delta};
       const float max = iq::max_of(xval, 16);
       if (max < 1e-15f) continue;  // GROUP_MAX_EPS: the group's q2 words stay 0
       float scale;
-      if (!iq::fit_levels<16>(grid, xval, weight, waux, max, 3, 9, 0.1f, false, L, scale)) return errc::out_of_range;
+      if (!iq::fit_levels<16>(grid, xval, weight, waux, max, 3, 9, 0.1f, false, L, scale, nb))
+        return errc::out_of_range;
       if (scale < 0) {
         scale = -scale;
         for (auto& s : signs) s = static_cast<std::uint8_t>(~s & 127);
@@ -402,13 +474,20 @@ inline constexpr float iq1_xm[3] = {-1 - iq1_delta, -iq1_delta, 1 - iq1_delta};
   return errc::success;
 }
 
+/// quantize_iq2_xs_with the scalar neighbour search: ggml's code.
+[[nodiscard]] inline errc quantize_iq2_xs(const float* src, std::byte* dst, std::size_t n_per_row,
+                                          const float* importance) noexcept {
+  return quantize_iq2_xs_with(src, dst, n_per_row, importance);
+}
+
 /**
  * iq2_s, one row: n_per_row / 256 blocks of 82 bytes (blocks::iq2_s), as ggml's quantize_row_iq2_s_impl;
  * without importance the weights are sigma2 / 4 + x^2. Parameters and errors as quantize_iq2_xxs (importance
  * optional).
  */
-[[nodiscard]] inline errc quantize_iq2_s(const float* src, std::byte* dst, std::size_t n_per_row,
-                                         const float* importance) noexcept {
+template <class Neighbours = detail::iq::neighbour_search>
+[[nodiscard]] inline errc quantize_iq2_s_with(const float* src, std::byte* dst, std::size_t n_per_row,
+                                              const float* importance, const Neighbours& nb = {}) noexcept {
   namespace iq = detail::iq;
   using B = blocks::iq2_s;
   if (n_per_row % blocks::qk_k != 0) return errc::size_mismatch;
@@ -436,7 +515,8 @@ inline constexpr float iq1_xm[3] = {-1 - iq1_delta, -iq1_delta, 1 - iq1_delta};
       const float max = iq::max_of(xval, 16);
       if (max < 1e-8f) continue;  // GROUP_MAX_EPS_IQ2_S
       float scale;
-      if (!iq::fit_levels<16>(grid, xval, weight, waux, max, 3, 9, 0.1f, false, L, scale)) return errc::out_of_range;
+      if (!iq::fit_levels<16>(grid, xval, weight, waux, max, 3, 9, 0.1f, false, L, scale, nb))
+        return errc::out_of_range;
       if (scale < 0) {
         scale = -scale;
         for (auto& s : signs) s = static_cast<std::uint8_t>(~s);
@@ -463,13 +543,20 @@ inline constexpr float iq1_xm[3] = {-1 - iq1_delta, -iq1_delta, 1 - iq1_delta};
   return errc::success;
 }
 
+/// quantize_iq2_s_with the scalar neighbour search: ggml's code.
+[[nodiscard]] inline errc quantize_iq2_s(const float* src, std::byte* dst, std::size_t n_per_row,
+                                         const float* importance) noexcept {
+  return quantize_iq2_s_with(src, dst, n_per_row, importance);
+}
+
 /**
  * iq3_xxs, one row: n_per_row / 256 blocks of 98 bytes (blocks::iq3_xxs), as ggml's quantize_row_iq3_xxs_impl
  * (grid size 256); without importance the weights are x^2. Parameters and errors as quantize_iq2_xxs
  * (importance optional).
  */
-[[nodiscard]] inline errc quantize_iq3_xxs(const float* src, std::byte* dst, std::size_t n_per_row,
-                                           const float* importance) noexcept {
+template <class Neighbours = detail::iq::neighbour_search>
+[[nodiscard]] inline errc quantize_iq3_xxs_with(const float* src, std::byte* dst, std::size_t n_per_row,
+                                                const float* importance, const Neighbours& nb = {}) noexcept {
   namespace iq = detail::iq;
   using B = blocks::iq3_xxs;
   if (n_per_row % blocks::qk_k != 0) return errc::size_mismatch;
@@ -492,7 +579,8 @@ inline constexpr float iq1_xm[3] = {-1 - iq1_delta, -iq1_delta, 1 - iq1_delta};
       const float max = iq::max_of(xval, 32);
       if (max < 1e-8f) continue;  // GROUP_MAX_EPS_IQ3_XXS
       float scale;
-      if (!iq::fit_levels<32>(grid, xval, weight, waux, max, 8, 15, 0.2f, false, L, scale)) return errc::out_of_range;
+      if (!iq::fit_levels<32>(grid, xval, weight, waux, max, 8, 15, 0.2f, false, L, scale, nb))
+        return errc::out_of_range;
       if (scale < 0) {
         scale = -scale;
         for (auto& s : signs) s = static_cast<std::uint8_t>(~s & 127);
@@ -522,13 +610,20 @@ inline constexpr float iq1_xm[3] = {-1 - iq1_delta, -iq1_delta, 1 - iq1_delta};
   return errc::success;
 }
 
+/// quantize_iq3_xxs_with the scalar neighbour search: ggml's code.
+[[nodiscard]] inline errc quantize_iq3_xxs(const float* src, std::byte* dst, std::size_t n_per_row,
+                                           const float* importance) noexcept {
+  return quantize_iq3_xxs_with(src, dst, n_per_row, importance);
+}
+
 /**
  * iq3_s, one row: n_per_row / 256 blocks of 110 bytes (blocks::iq3_s), as ggml's quantize_row_iq3_s_impl
  * (32-weight blocks); without importance the weights are x^2. Parameters and errors as quantize_iq2_xxs
  * (importance optional).
  */
-[[nodiscard]] inline errc quantize_iq3_s(const float* src, std::byte* dst, std::size_t n_per_row,
-                                         const float* importance) noexcept {
+template <class Neighbours = detail::iq::neighbour_search>
+[[nodiscard]] inline errc quantize_iq3_s_with(const float* src, std::byte* dst, std::size_t n_per_row,
+                                              const float* importance, const Neighbours& nb = {}) noexcept {
   namespace iq = detail::iq;
   using B = blocks::iq3_s;
   if (n_per_row % blocks::qk_k != 0) return errc::size_mismatch;
@@ -554,7 +649,7 @@ inline constexpr float iq1_xm[3] = {-1 - iq1_delta, -iq1_delta, 1 - iq1_delta};
       const float max = iq::max_of(xval, 32);
       if (max == 0) continue;  // ggml tests !max here, no epsilon
       float scale;
-      if (!iq::fit_levels<32>(grid, xval, weight, waux, max, 8, 9, 0.2f, true, L, scale)) return errc::out_of_range;
+      if (!iq::fit_levels<32>(grid, xval, weight, waux, max, 8, 9, 0.2f, true, L, scale, nb)) return errc::out_of_range;
       if (scale < 0) {
         scale = -scale;
         for (auto& s : signs) s = static_cast<std::uint8_t>(~s);
@@ -581,13 +676,20 @@ inline constexpr float iq1_xm[3] = {-1 - iq1_delta, -iq1_delta, 1 - iq1_delta};
   return errc::success;
 }
 
+/// quantize_iq3_s_with the scalar neighbour search: ggml's code.
+[[nodiscard]] inline errc quantize_iq3_s(const float* src, std::byte* dst, std::size_t n_per_row,
+                                         const float* importance) noexcept {
+  return quantize_iq3_s_with(src, dst, n_per_row, importance);
+}
+
 /**
  * iq1_s, one row: n_per_row / 256 blocks of 50 bytes (blocks::iq1_s), as ggml's quantize_row_iq1_s_impl: per
  * 32 weights the exact best split into three levels (over the sorted values), then grid points. Importance
  * is required. Parameters and errors as quantize_iq2_xxs.
  */
-[[nodiscard]] inline errc quantize_iq1_s(const float* src, std::byte* dst, std::size_t n_per_row,
-                                         const float* importance) noexcept {
+template <class Searches = detail::iq::iq1_searches>
+[[nodiscard]] inline errc quantize_iq1_s_with(const float* src, std::byte* dst, std::size_t n_per_row,
+                                              const float* importance, const Searches& searches = {}) noexcept {
   namespace iq = detail::iq;
   using B = blocks::iq1_s;
   if (importance == nullptr) return errc::not_found;
@@ -611,33 +713,15 @@ inline constexpr float iq1_xm[3] = {-1 - iq1_delta, -iq1_delta, 1 - iq1_delta};
       shifts[ib] = 1;
       if (max < 1e-12f) continue;  // GROUP_MAX_EPS_IQ1_S
       const auto order = iq::sorted_order<32>(xb);
-      float sumx[33], sumw[33];
-      sumx[0] = sumw[0] = 0;
+      float sumx[33 + 16] = {}, sumw[33 + 16] = {};  // zeros past the end for a SIMD search's loads
       for (std::size_t j = 0; j < 32; ++j) {
         const auto i = static_cast<std::size_t>(order[j]);
         sumx[j + 1] = sumx[j] + iq::mul(weight[i], xb[i]);
         sumw[j + 1] = sumw[j] + weight[i];
       }
-      float best_score = -FLT_MAX, scale = max;
-      int besti1 = -1, besti2 = -1, best_shift = 0;
-      for (int i1 = 0; i1 <= 32; ++i1) {
-        for (int i2 = i1; i2 <= 32; ++i2) {
-          const float a = sumx[i1] - sumx[0], b = sumx[i2] - sumx[i1], c = sumx[32] - sumx[i2];
-          const float wa = sumw[i1] - sumw[0], wb = sumw[i2] - sumw[i1], wc = sumw[32] - sumw[i2];
-          for (int shift : {1, -1}) {
-            const float* xs = shift == 1 ? iq::iq1_xp : iq::iq1_xm;
-            const float sumqx = iq::mul(a, xs[0]) + iq::mul(b, xs[1]) + iq::mul(c, xs[2]);
-            const float sumq2 = iq::mul(wa * xs[0], xs[0]) + iq::mul(wb * xs[1], xs[1]) + iq::mul(wc * xs[2], xs[2]);
-            if (sumq2 > 0 && sumqx * sumqx > best_score * sumq2) {
-              scale = sumqx / sumq2;
-              best_score = scale * sumqx;
-              besti1 = i1;
-              besti2 = i2;
-              best_shift = shift;
-            }
-          }
-        }
-      }
+      const iq::iq1_split split = searches.split(sumx, sumw, max);
+      float scale = split.scale;
+      int besti1 = split.i1, besti2 = split.i2, best_shift = split.shift;
       if (besti1 < 0 || besti2 < 0 || best_shift == 0) continue;
       iq::split_levels(order, besti1, besti2, L);
       if (scale < 0) {
@@ -653,7 +737,7 @@ inline constexpr float iq1_xm[3] = {-1 - iq1_delta, -iq1_delta, 1 - iq1_delta};
         index[k] = e;
         if (e < 0) {
           all_on_grid = false;
-          index[k] = iq::iq1_best_neighbour(grid, e, xb + 8 * k, weight + 8 * k, scale, xx, L + 8 * k);
+          index[k] = searches.neighbour(grid, e, xb + 8 * k, weight + 8 * k, scale, xx, L + 8 * k);
           if (index[k] < 0) return errc::out_of_range;
         }
       }
@@ -694,6 +778,12 @@ inline constexpr float iq1_xm[3] = {-1 - iq1_delta, -iq1_delta, 1 - iq1_delta};
     for (std::size_t ib = 0; ib < 8; ++ib) quant::store_le(dst + offsetof(B, qh) + 2 * ib, qh[ib]);
   }
   return errc::success;
+}
+
+/// quantize_iq1_s_with the scalar searches: ggml's code.
+[[nodiscard]] inline errc quantize_iq1_s(const float* src, std::byte* dst, std::size_t n_per_row,
+                                         const float* importance) noexcept {
+  return quantize_iq1_s_with(src, dst, n_per_row, importance);
 }
 
 /**

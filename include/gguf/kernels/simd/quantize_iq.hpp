@@ -1,0 +1,227 @@
+#ifndef GGUF_KERNELS_SIMD_QUANTIZE_IQ_HPP
+#define GGUF_KERNELS_SIMD_QUANTIZE_IQ_HPP
+
+#include <array>
+#include <tuple>
+#include <bit>
+#include <cfloat>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#include "gguf/kernels/scalar/quantize/iq_grids.hpp"
+#include "gguf/kernels/scalar/quantize/iq_quants.hpp"
+#include "gguf/kernels/simd/ops.hpp"
+#include "gguf/kernels/simd/quantize_search.hpp"
+#include "gguf/result.hpp"
+
+GGUF_SIMD_DIAGNOSTICS_PUSH
+GGUF_KERNELS_BEGIN_NAMESPACE
+namespace kernels::simd {
+
+// SIMD twins of the IQ grid quantizers iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s and iq1_s: ggml's algorithm as
+// the scalar quantizers write it (they take these searches as a policy), with their time-takers in lanes.
+// The search of a group's neighbour list for the grid point nearest to its weights: lanes<A> candidate
+// points at once, each lane the scalar sum over the group's weights in their order, the candidates' levels
+// loaded from a transposed copy of the lists; the least sum, first of equals, is the scalar search's
+// choice (NaN never wins there, `d2 < best` being false, nor here). iq1_s's search of the best split of
+// its sorted weights into three levels: lanes<A> split points at once, and where one beats the best so
+// far, the scalar order from there.
+
+namespace detail {
+
+/**
+ * The grid's neighbour lists with each listed point's levels (2 l + 1) beside them, transposed: for the
+ * list at offset o of length n, weight i of its k-th point at byte (o + 1) * dims + i * n + k. A list's
+ * candidates are then lanes<A> consecutive bytes per weight, one widening load instead of a gather
+ * (ggml's lists name points anywhere in the grid: a gather of the grid's levels was slower than the
+ * scalar search on AVX-512). Built once, on first use, in static storage (about 1 MB for iq2_xxs).
+ */
+template <class Search>
+struct transposed_lists {
+  /// Slots of the lists (their counts included).
+  static constexpr std::size_t slots = std::tuple_size_v<decltype(Search::neighbours)>;
+  /// The levels, plus 64 bytes that the last list's loads may read past its end.
+  std::array<std::int8_t, slots * Search::dims + 64> levels{};
+
+  /// Transposes the lists of `s`.
+  explicit transposed_lists(const Search& s) noexcept {
+    for (std::size_t o = 0; o < s.filled;) {
+      const std::size_t n = s.neighbours[o];
+      for (std::size_t k = 0; k < n; ++k) {
+        for (std::size_t i = 0; i < Search::dims; ++i)
+          levels[(o + 1) * Search::dims + i * n + k] = s.q[s.neighbours[o + 1 + k]][i];
+      }
+      o += n + 1;
+    }
+  }
+
+  /// The transposed lists of `s` (one grid per Search type).
+  static const transposed_lists& of(const Search& s) noexcept {
+    static const transposed_lists t(s);
+    return t;
+  }
+};
+
+/**
+ * The point of the neighbour list of `entry` nearest to xval at `scale` (least sum of weight * (scale * v -
+ * x)^2 over its weights, v = value(level) of each, the first of equals; NaN sums never win), lanes<A>
+ * candidates at once; its levels to L. @return its grid index, or -1
+ */
+template <class A, class Search, class Value>
+inline int nearest_listed(const Search& s, std::int32_t entry, const float* xval, const float* weight, float scale,
+                          std::int8_t* L, const Value& value) noexcept {
+  using F = fbatch<A>;
+  constexpr std::size_t G = lanes<A>;
+  const std::uint16_t* list = s.list(entry);
+  const std::size_t n = list[0];
+  const auto offset = static_cast<std::size_t>(list - s.neighbours.data());
+  const auto* levels =
+      reinterpret_cast<const std::byte*>(transposed_lists<Search>::of(s).levels.data() + (offset + 1) * Search::dims);
+  const F inf(std::numeric_limits<float>::infinity()), sc(scale);
+  const F lane = lane_map<A>([](int i) { return static_cast<float>(i); });
+  float best_d2 = FLT_MAX;
+  int best = -1;
+  for (std::size_t j = 0; j < n; j += G) {
+    F d2(0.0f);
+    for (std::size_t i = 0; i < Search::dims; ++i) {
+      const F diff = mul_rounded<A>(sc, value(to_float<A>(load_i8<A>(levels + i * n + j)))) - F(xval[i]);
+      d2 += mul_rounded<A>(F(weight[i]) * diff, diff);
+    }
+    // the lanes past the list's end, and NaN sums (never below the best), as infinity (never below FLT_MAX)
+    d2 = xsimd::select(lane < F(static_cast<float>(n - j)) && d2 <= inf, d2, inf);
+    const float least = -max_lane<A>(negate<A>(d2));
+    if (least < best_d2) {
+      best_d2 = least;
+      best = list[1 + j + static_cast<std::size_t>(std::countr_zero(lane_bits<A>(d2 == F(least))))];
+    }
+  }
+  if (best >= 0) s.levels(static_cast<std::size_t>(best), L);
+  return best;
+}
+
+/// `scalar::detail::iq::best_neighbour` with lanes<A> candidates at a time: the same point, the same levels.
+template <class A>
+struct neighbour_lanes {
+  /// The grid index of the neighbour-list point of `entry` nearest to xval at `scale`, or -1; its levels to L.
+  template <class Search>
+  int operator()(const Search& s, std::int32_t entry, const float* xval, const float* weight, float scale,
+                 std::int8_t* L) const noexcept {
+    return nearest_listed<A>(s, entry, xval, weight, scale, L, [](const fbatch<A>& q) { return q; });
+  }
+};
+
+/**
+ * `scalar::detail::iq::iq1_searches` in lanes. The split search with lanes<A> consecutive i2 at once: each lane's sums
+ * the scalar ones; where a lane of either shift beats the best so far, the search goes on in order, lane by lane, from
+ * that lane to the chunk's end, as the scalar loop does (a later lane is judged against the best it would meet there).
+ * The first best, exactly.
+ */
+template <class A>
+struct iq1_searches_lanes {
+  /// The best split; `max` is the scale when none is found. sumx and sumw hold zeros up to 48.
+  static scalar::detail::iq::iq1_split split(const float* sumx, const float* sumw, float max) noexcept {
+    namespace iq = scalar::detail::iq;
+    using F = fbatch<A>;
+    constexpr std::size_t G = lanes<A>;
+    static_assert(G <= 16);
+    const F zero(0.0f), lane = lane_map<A>([](int i) { return static_cast<float>(i); });
+    const F p0(iq::iq1_xp[0]), p1(iq::iq1_xp[1]), p2(iq::iq1_xp[2]);
+    const F m0(iq::iq1_xm[0]), m1(iq::iq1_xm[1]), m2(iq::iq1_xm[2]);
+    iq::iq1_split r{max, -1, -1, 0};
+    float best_score = -FLT_MAX;
+    const auto consider = [&](float sumqx, float sumq2, int i1, int i2, int shift) {
+      if (sumq2 > 0 && sumqx * sumqx > best_score * sumq2) {
+        r.scale = sumqx / sumq2;
+        best_score = r.scale * sumqx;
+        r = {r.scale, i1, i2, shift};
+      }
+    };
+    for (int i1 = 0; i1 <= 32; ++i1) {
+      const F a(sumx[i1] - sumx[0]), wa(sumw[i1] - sumw[0]), x1(sumx[i1]), w1(sumw[i1]);
+      const F x32(sumx[32]), w32(sumw[32]);
+      for (int i2 = i1; i2 <= 32; i2 += static_cast<int>(G)) {
+        const F x2 = F::load_unaligned(sumx + i2), w2 = F::load_unaligned(sumw + i2);
+        const F b = x2 - x1, c = x32 - x2, wb = w2 - w1, wc = w32 - w2;
+        const F qxp = mul_rounded<A>(a, p0) + mul_rounded<A>(b, p1) + mul_rounded<A>(c, p2);
+        const F q2p = mul_rounded<A>(wa * p0, p0) + mul_rounded<A>(wb * p1, p1) + mul_rounded<A>(wc * p2, p2);
+        const F qxm = mul_rounded<A>(a, m0) + mul_rounded<A>(b, m1) + mul_rounded<A>(c, m2);
+        const F q2m = mul_rounded<A>(wa * m0, m0) + mul_rounded<A>(wb * m1, m1) + mul_rounded<A>(wc * m2, m2);
+        const F best(best_score);
+        const auto beats = ((q2p > zero) & (qxp * qxp > best * q2p)) | ((q2m > zero) & (qxm * qxm > best * q2m));
+        const int live = 33 - i2;  // lanes i2 + k <= 32
+        const std::uint32_t bits = lane_bits<A>(beats & (lane < F(static_cast<float>(live))));
+        if (bits == 0) continue;
+        alignas(64) float sp[G], s2p[G], sm[G], s2m[G];
+        qxp.store_aligned(sp);
+        q2p.store_aligned(s2p);
+        qxm.store_aligned(sm);
+        q2m.store_aligned(s2m);
+        const int end = live < static_cast<int>(G) ? live : static_cast<int>(G);
+        for (int k = std::countr_zero(bits); k < end; ++k) {
+          const auto uk = static_cast<std::size_t>(k);
+          consider(sp[uk], s2p[uk], i1, i2 + k, 1);
+          consider(sm[uk], s2m[uk], i1, i2 + k, -1);
+        }
+      }
+    }
+    return r;
+  }
+
+  /// `scalar::detail::iq::iq1_best_neighbour` as `neighbour_lanes` does best_neighbour: levels 2 l + 1
+  /// stand for xg[l].
+  static int neighbour(const scalar::detail::iq::iq1_search_t& s, std::int32_t entry, const float* xval,
+                       const float* weight, float scale, const float* xg, std::int8_t* L) noexcept {
+    using F = fbatch<A>;
+    const F g0(xg[0]), g1(xg[1]), g2(xg[2]);
+    return nearest_listed<A>(s, entry, xval, weight, scale, L, [&](const F& q) {
+      return xsimd::select(q == F(1.0f), g0, xsimd::select(q == F(3.0f), g1, g2));
+    });
+  }
+};
+
+}  // namespace detail
+
+/// iq1_s rows: `scalar::quantize_iq1_s`'s bytes, the split searches in lanes.
+template <class A>
+inline errc quantize_iq1_s(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
+  return scalar::quantize_iq1_s_with(src, dst, n_per_row, importance, detail::iq1_searches_lanes<A>{});
+}
+
+/// iq2_xxs rows: `scalar::quantize_iq2_xxs`'s bytes, the neighbour searches in lanes.
+template <class A>
+inline errc quantize_iq2_xxs(const float* src, std::byte* dst, std::size_t n_per_row,
+                             const float* importance) noexcept {
+  return scalar::quantize_iq2_xxs_with(src, dst, n_per_row, importance, detail::neighbour_lanes<A>{});
+}
+
+/// iq2_xs rows: `scalar::quantize_iq2_xs`'s bytes, the neighbour searches in lanes.
+template <class A>
+inline errc quantize_iq2_xs(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
+  return scalar::quantize_iq2_xs_with(src, dst, n_per_row, importance, detail::neighbour_lanes<A>{});
+}
+
+/// iq2_s rows: `scalar::quantize_iq2_s`'s bytes, the neighbour searches in lanes.
+template <class A>
+inline errc quantize_iq2_s(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
+  return scalar::quantize_iq2_s_with(src, dst, n_per_row, importance, detail::neighbour_lanes<A>{});
+}
+
+/// iq3_xxs rows: `scalar::quantize_iq3_xxs`'s bytes, the neighbour searches in lanes.
+template <class A>
+inline errc quantize_iq3_xxs(const float* src, std::byte* dst, std::size_t n_per_row,
+                             const float* importance) noexcept {
+  return scalar::quantize_iq3_xxs_with(src, dst, n_per_row, importance, detail::neighbour_lanes<A>{});
+}
+
+/// iq3_s rows: `scalar::quantize_iq3_s`'s bytes, the neighbour searches in lanes.
+template <class A>
+inline errc quantize_iq3_s(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
+  return scalar::quantize_iq3_s_with(src, dst, n_per_row, importance, detail::neighbour_lanes<A>{});
+}
+
+}  // namespace kernels::simd
+GGUF_KERNELS_END_NAMESPACE
+GGUF_SIMD_DIAGNOSTICS_POP
+
+#endif  // GGUF_KERNELS_SIMD_QUANTIZE_IQ_HPP
