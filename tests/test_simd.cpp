@@ -351,19 +351,19 @@ TEST_CASE("all 65536 halves convert to the same float bits on every instruction 
 
 TEST_CASE("every quantizer of every supported instruction set writes the scalar quantizer's bytes") {
   // gguf::quantize runs dispatch::quantizer(type) in dispatch mode: SIMD twins where a type has one (all
-  // but iq1_m and q1_0), the scalar quantizer elsewhere. Rows of Gaussian weights at many scales (down to blocks
-  // of subnormals, whose inverse overflows), with ties, zeros of both signs, ranges that overflow, subnormals,
-  // infinities; and NaN of either sign, one kind of NaN per row: where two different NaNs meet in one operation, which
-  // comes out is the compiler's choice of operand order (C++ leaves it open; LLVM swaps an addition's operands freely),
-  // for ggml's code as for ours. With and without importance weights.
+  // but q1_0), the scalar quantizer elsewhere. Rows of Gaussian weights at many scales (down to blocks
+  // of subnormals, whose inverse overflows, and with groups so small that their scale rounds to 0), with ties, zeros of
+  // both signs, ranges that overflow, subnormals, infinities; and NaN of either sign, one kind of NaN per row: where
+  // two different NaNs meet in one operation, which comes out is the compiler's choice of operand order (C++ leaves it
+  // open; LLVM swaps an addition's operands freely), for ggml's code as for ours. With and without importance weights.
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   const float specials[] = {inf, -inf, 0.0f, -0.0f, 1e-45f, -1e-40f, 3.4e38f, -3.4e38f, 65520.0f, 0.5f};
   std::mt19937 rng(5);
   std::normal_distribution<float> gauss(0.0f, 1.0f);
   std::uniform_int_distribution<int> pick(0, 99);
-  constexpr std::size_t n = 512;
+  constexpr std::size_t n = 1280;  // five super-blocks: q3_K searches four at once, then the fifth alone
   std::vector<std::vector<float>> rows;
-  for (int kind = 0; kind < 13; ++kind) {
+  for (int kind = 0; kind < 14; ++kind) {
     std::vector<float> x(n);
     const float scale = kind < 7 ? std::pow(10.0f, static_cast<float>(kind * 5 - 20)) : 1.0f;  // 1e-20 .. 1e10
     for (float& v : x) v = gauss(rng) * scale;
@@ -372,6 +372,9 @@ TEST_CASE("every quantizer of every supported instruction set writes the scalar 
     }
     if (kind == 12) {  // around 2^-126: the smallest normal scales
       for (float& v : x) v = std::ldexp(v, -126);
+    }
+    if (kind == 13) {  // every third group of 16 a thousand times smaller: its k-quant scale rounds to 0
+      for (std::size_t k = 0; k < n; ++k) x[k] *= k / 16 % 3 == 1 ? 1e-3f : 1.0f;
     }
     if (kind == 1) std::fill(x.begin(), x.end(), 0.0f);
     if (kind == 2) {  // zeros of both signs, extremes of both signs twice

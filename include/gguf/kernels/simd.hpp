@@ -116,8 +116,8 @@ constexpr dequant_fn best_kernel(ggml_type t) noexcept { return best_kernel_to<f
 
 /**
  * The quantizer of `t` for the xsimd architecture `A`: a SIMD twin where there is one (f16, bf16, q8_0,
- * q4_0, q4_1, q5_0, q5_1, q2_K ... q6_K, iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s, iq1_s, iq4_nl, iq4_xs, mxfp4, nvfp4,
- * tq1_0, tq2_0, q2_0), else the scalar quantizer.
+ * q4_0, q4_1, q5_0, q5_1, q2_K ... q6_K, iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s, iq1_s, iq1_m, iq4_nl, iq4_xs,
+ * mxfp4, nvfp4, tq1_0, tq2_0, q2_0), else the scalar quantizer.
  * Every one writes exactly the scalar quantizer's bytes (x86's NaN signs included, as there).
  * @param t a ggml type
  * @return the quantizer; nullptr where `scalar_quantizer` has none
@@ -139,6 +139,7 @@ constexpr quant_fn simd_quantizer(ggml_type t) noexcept {
     case ggml_type::iq3_xxs: return simd::quantize_iq3_xxs<A>;
     case ggml_type::iq3_s: return simd::quantize_iq3_s<A>;
     case ggml_type::iq1_s: return simd::quantize_iq1_s<A>;
+    case ggml_type::iq1_m: return simd::quantize_iq1_m<A>;
     case ggml_type::iq4_nl: return quant_detail::x86_nan_signs<ggml_type::iq4_nl, simd::quantize_iq4_nl<A>>();
     case ggml_type::iq4_xs: return quant_detail::x86_nan_signs<ggml_type::iq4_xs, simd::quantize_iq4_xs<A>>();
     case ggml_type::mxfp4: return simd::quantize_mxfp4<A>;

@@ -319,6 +319,31 @@ inline errc quantize_f16(const float* src, std::byte* dst, std::size_t n_per_row
 template <class A>
 inline errc quantize_bf16(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
   std::size_t i = 0;
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if constexpr (is_avx512<A>) {
+    // Two batches a step, 10 vector operations for 32 weights (put's 18 would be the bound: Zen 4 runs
+    // two 512-bit operations a cycle): the nearest-even increment added to each float's bits, the high
+    // words of both batches picked by one word permute into one full store. A NaN, which would need
+    // its quiet bit, sends its step to put.
+    const auto rounded = [](const __m512i w) {
+      const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(w, 16), _mm512_set1_epi32(1));
+      return _mm512_add_epi32(_mm512_add_epi32(w, _mm512_set1_epi32(0x7FFF)), lsb);
+    };
+    const __m512i high_words = _mm512_setr_epi32(0x00030001, 0x00070005, 0x000B0009, 0x000F000D, 0x00130011, 0x00170015,
+                                                 0x001B0019, 0x001F001D, 0x00230021, 0x00270025, 0x002B0029, 0x002F002D,
+                                                 0x00330031, 0x00370035, 0x003B0039, 0x003F003D);
+    for (; i + 32 <= n_per_row; i += 32) {
+      const __m512 a = _mm512_loadu_ps(src + i), b = _mm512_loadu_ps(src + i + 16);
+      if (_mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q) != 0) {
+        put<A>(reinterpret_cast<bf16*>(dst + 2 * i), fbatch<A>(a));
+        put<A>(reinterpret_cast<bf16*>(dst + 2 * i + 32), fbatch<A>(b));
+        continue;
+      }
+      _mm512_storeu_si512(dst + 2 * i, _mm512_permutex2var_epi16(rounded(_mm512_castps_si512(a)), high_words,
+                                                                 rounded(_mm512_castps_si512(b))));
+    }
+  }
+#endif
   for (; i + lanes<A> <= n_per_row; i += lanes<A>)  // put: dequantize's bf16 store, the same rounding
     put<A>(reinterpret_cast<bf16*>(dst + 2 * i), fbatch<A>::load_unaligned(src + i));
   scalar::quantize_bf16(src + i, dst + 2 * i, n_per_row - i, importance);

@@ -19,7 +19,7 @@ GGUF_SIMD_DIAGNOSTICS_PUSH
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::simd {
 
-// SIMD twins of the IQ grid quantizers iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s and iq1_s: ggml's algorithm as
+// SIMD twins of the IQ grid quantizers iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s, iq1_s and iq1_m: ggml's algorithm as
 // the scalar quantizers write it (they take these searches as a policy), with their time-takers in lanes.
 // The search of a group's neighbour list for the grid point nearest to its weights: lanes<A> candidate
 // points at once, each lane the scalar sum over the group's weights in their order, the candidates' levels
@@ -168,6 +168,95 @@ struct iq1_searches_lanes {
     return r;
   }
 
+  /**
+   * `scalar::detail::iq::sorted_order<N>` (glibc's merge sort, stable) by ranks: weight i goes to position
+   * #{j : x[j] < x[i]} + #{j < i : x[j] == x[i]}, the one a stable sort gives it, counted lanes<A> weights
+   * at once without a branch (the merge sort's compares mispredict half the time). A group with a NaN,
+   * which compares equal to everything there, is the merge sort's.
+   */
+  template <std::size_t N>
+  static std::array<int, N> sorted(const float* xb) noexcept {
+    using F = fbatch<A>;
+    constexpr std::size_t G = lanes<A>;
+    static_assert(N % G == 0);
+    F v[N / G], rank[N / G];
+    const F one(1.0f), lane = lane_map<A>([](int i) { return static_cast<float>(i); });
+    auto nan = xsimd::batch_bool<float, A>(false);
+    for (std::size_t c = 0; c < N / G; ++c) {
+      v[c] = F::load_unaligned(xb + G * c);
+      rank[c] = F(0.0f);
+      nan = nan || xsimd::isnan(v[c]);
+    }
+    if (xsimd::any(nan)) return scalar::detail::iq::sorted_order<N>(xb);
+    for (std::size_t j = 0; j < N; ++j) {
+      const F xj(xb[j]), before(static_cast<float>(j));
+      for (std::size_t c = 0; c < N / G; ++c) {
+        const auto goes_after = (xj < v[c]) || ((xj == v[c]) && (before < lane + F(static_cast<float>(G * c))));
+        rank[c] = xsimd::select(goes_after, rank[c] + one, rank[c]);
+      }
+    }
+    alignas(64) float r[N];
+    for (std::size_t c = 0; c < N / G; ++c) rank[c].store_aligned(r + G * c);
+    std::array<int, N> order{};
+    for (std::size_t i = 0; i < N; ++i) order[static_cast<std::size_t>(r[i])] = static_cast<int>(i);
+    return order;
+  }
+
+  /// iq1_m's best split (`scalar::detail::iq::iq1_searches::split_m`), lanes<A> consecutive i2 at once as in `split`.
+  static scalar::detail::iq::iq1_m_split split_m(const scalar::detail::iq::iq1_m_sums& s, float max) noexcept {
+    namespace iq = scalar::detail::iq;
+    using F = fbatch<A>;
+    constexpr std::size_t G = lanes<A>;
+    static_assert(G <= 16);
+    const iq::iq1_m_terms t = iq::iq1_m_terms_of(s);
+    const F zero(0.0f), lane = lane_map<A>([](int i) { return static_cast<float>(i); });
+    const F c12p(t.c12p), c12m(t.c12m);
+    iq::iq1_m_split r{max, -1, -1, -1};
+    float best_score = -FLT_MAX;
+    for (std::size_t i1 = 0; i1 <= 16; ++i1) {
+      const iq::iq1_m_row a = t.row(s, i1);
+      for (std::size_t i2 = i1; i2 <= 16; i2 += G) {
+        F px[2], mx[2], p2[2], m2[2];
+        for (std::size_t h = 0; h < 2; ++h) {
+          const F sx12 = F::load_unaligned(s.x[h] + i2) + F(a.x1[h]);
+          const F w2 = F::load_unaligned(s.w[h] + i2);
+          px[h] = F(t.qx_p[h]) - sx12;
+          mx[h] = F(t.qx_m[h]) - sx12;
+          p2[h] = mul_rounded<A>(c12p, w2) + F(a.a_p[h]);
+          m2[h] = mul_rounded<A>(c12m, w2) + F(a.a_m[h]);
+        }
+        const F qx[4] = {px[0] + px[1], px[0] + mx[1], mx[0] + px[1], mx[0] + mx[1]};
+        const F q2[4] = {p2[0] + p2[1], p2[0] + m2[1], m2[0] + p2[1], m2[0] + m2[1]};
+        const F best(best_score);
+        auto beats = (q2[0] > zero) & (qx[0] * qx[0] > best * q2[0]);
+        for (std::size_t k = 1; k < 4; ++k) beats = beats | ((q2[k] > zero) & (qx[k] * qx[k] > best * q2[k]));
+        const int live = 17 - static_cast<int>(i2);  // lanes i2 + j <= 16
+        const std::uint32_t bits = lane_bits<A>(beats & (lane < F(static_cast<float>(live))));
+        if (bits == 0) continue;
+        alignas(64) float sqx[4][G], sq2[4][G];
+        for (std::size_t k = 0; k < 4; ++k) {
+          qx[k].store_aligned(sqx[k]);
+          q2[k].store_aligned(sq2[k]);
+        }
+        const int end = live < static_cast<int>(G) ? live : static_cast<int>(G);
+        for (int j = std::countr_zero(bits); j < end; ++j) {  // on in the scalar order from the first that beats
+          const auto uj = static_cast<std::size_t>(j);
+          for (int k = 0; k < 4; ++k) {
+            const float sumqx = sqx[k][uj], sumq2 = sq2[k][uj];
+            if (sumq2 > 0 && sumqx * sumqx > best_score * sumq2) {
+              r.scale = sumqx / sumq2;
+              best_score = r.scale * sumqx;
+              r.i1 = static_cast<int>(i1);
+              r.i2 = static_cast<int>(i2) + j;
+              r.k = k;
+            }
+          }
+        }
+      }
+    }
+    return r;
+  }
+
   /// `scalar::detail::iq::iq1_best_neighbour` as `neighbour_lanes` does best_neighbour: levels 2 l + 1
   /// stand for xg[l].
   static int neighbour(const scalar::detail::iq::iq1_search_t& s, std::int32_t entry, const float* xval,
@@ -186,6 +275,12 @@ struct iq1_searches_lanes {
 template <class A>
 inline errc quantize_iq1_s(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
   return scalar::quantize_iq1_s_with(src, dst, n_per_row, importance, detail::iq1_searches_lanes<A>{});
+}
+
+/// iq1_m rows: `scalar::quantize_iq1_m`'s bytes, the split and neighbour searches in lanes.
+template <class A>
+inline errc quantize_iq1_m(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
+  return scalar::quantize_iq1_m_with(src, dst, n_per_row, importance, detail::iq1_searches_lanes<A>{});
 }
 
 /// iq2_xxs rows: `scalar::quantize_iq2_xxs`'s bytes, the neighbour searches in lanes.

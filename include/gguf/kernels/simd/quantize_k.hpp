@@ -22,30 +22,69 @@ namespace kernels::simd {
 
 namespace detail {
 
+/**
+ * `scalar::quant::requantize_symmetric` (q3_K's and q6_K's second pass) with a sub-block's weights in
+ * lanes. The levels of the first pass survive only in sub-blocks whose stored scale is 0, so with
+ * `Search` those are not kept by the searches at all (their transposition back would cost more than the
+ * rest of the block's work) but found again, by the scalar search of q3_K without importance weights.
+ */
+template <class A, bool Search = false>
+struct requantize_symmetric_lanes {
+  /// Re-rounds the levels `L` of the 256 weights `x` against the 16 sub-block scales `dl`.
+  void operator()(const float* x, const float* dl, int half, std::int8_t* L) const noexcept {
+    using F = fbatch<A>;
+    using I = ibatch<A>;
+    static_assert(16 % lanes<A> == 0);
+    const I low(-half), high(half - 1), offset(half);
+    for (std::size_t j = 0; j < 16; ++j) {
+      if (dl[j] == 0) {
+        if constexpr (Search) scalar::quant::make_q3_quants(16, half, x + 16 * j, L + 16 * j);
+        continue;
+      }
+      const F d(dl[j]);
+      for (std::size_t i = 16 * j; i < 16 * j + 16; i += lanes<A>) {
+        const I l = nearest_int<A>(div<A>(F::load_unaligned(x + i), d));
+        store_low_bytes<A>(reinterpret_cast<std::byte*>(L + i), xsimd::min(xsimd::max(l, low), high) + offset);
+      }
+    }
+  }
+};
+
 /// q3_K rows (`scalar::quantize_q3_K`): the 16 sub-block searches in lanes, then `scalar::quant::q3_K_finish`.
 template <class A>
 inline void quantize_q3_K_rows(const float* src, std::byte* dst, std::size_t n_per_row, const float* qw) noexcept {
   namespace q = scalar::quant;
   constexpr std::size_t G = lanes<A>, qk = q::qk_k;
+  constexpr std::size_t S = 4;  // super-blocks searched together without importance weights
+  static_assert(16 * S % G == 0);
+  const std::size_t nb = n_per_row / qk;
+  if (!qw) {
+    std::int8_t L[S * qk];
+    float scales[S * 16];
+    for (std::size_t b = 0; b < nb; b += S) {
+      const std::size_t n = nb - b < S ? nb - b : S;
+      const float* x = src + qk * b;
+      make_q3_quants_lanes<A, 16, 16 * S>(x, 16 * n, 4, nullptr, scales);
+      for (std::size_t s = 0; s < n; ++s) {
+        q::q3_K_finish(x + qk * s, dst + sizeof(blocks::q3_K) * (b + s), nullptr, scales + 16 * s, nullptr, L + qk * s,
+                       requantize_symmetric_lanes<A, true>{});
+      }
+    }
+    return;
+  }
   std::int8_t L[qk];
   alignas(64) float weights[qk];
   float scales[16], sw[16] = {};
-  for (std::size_t b = 0; b < n_per_row / qk; ++b) {
+  for (std::size_t b = 0; b < nb; ++b) {
     const float* x = src + qk * b;
-    const float* w = qw ? qw + qk * b : nullptr;
-    if (w) {
-      const float sigma2 = 2 * q::sum_of_squares(x, qk) / qk;
-      for (int j = 0; j < 16; ++j) q::q3_K_weights(x, w, sigma2, j, weights + 16 * j, &sw[j]);
-    }
+    const float* w = qw + qk * b;
+    const float sigma2 = 2 * q::sum_of_squares(x, qk) / qk;
+    for (int j = 0; j < 16; ++j) q::q3_K_weights(x, w, sigma2, j, weights + 16 * j, &sw[j]);
     for (std::size_t g = 0; g < 16; g += G) {
       const std::size_t count = 16 - g < G ? 16 - g : G;
-      if (w) {
-        make_qx_quants_lanes<A, 16>(x + 16 * g, weights + 16 * g, count, 4, L + 16 * g, scales + g);
-      } else {
-        make_q3_quants_lanes<A, 16>(x + 16 * g, count, 4, L + 16 * g, scales + g);
-      }
+      make_qx_quants_lanes<A, 16>(x + 16 * g, weights + 16 * g, count, 4, L + 16 * g, scales + g);
     }
-    q::q3_K_finish(x, dst + sizeof(blocks::q3_K) * b, w, scales, sw, L);
+    q::q3_K_finish(x, dst + sizeof(blocks::q3_K) * b, w, scales, sw, L, requantize_symmetric_lanes<A>{});
   }
 }
 
@@ -63,7 +102,7 @@ inline void quantize_q6_K_rows(const float* src, std::byte* dst, std::size_t n_p
       const std::size_t count = 16 - g < G ? 16 - g : G;
       make_qx_quants_lanes<A, 16>(x + 16 * g, w ? w + 16 * g : nullptr, count, 32, L + 16 * g, scales + g);
     }
-    q::q6_K_finish(x, dst + sizeof(blocks::q6_K) * b, scales, L);
+    q::q6_K_finish(x, dst + sizeof(blocks::q6_K) * b, scales, L, requantize_symmetric_lanes<A>{});
   }
 }
 

@@ -54,11 +54,21 @@ inline void importance_weights(const float* qw, const float* x, std::size_t n, f
 }
 
 /// Groups of N floats as lanes: t[i][j] is float i of group j (at p + N * j), 0 in the idle lanes j >= count.
+template <std::size_t N, std::size_t W>
+inline void transpose_groups(const float* p, std::size_t count, float (&t)[N][W]) noexcept {
+  const std::size_t real = count < W ? count : W;
+  for (std::size_t j = 0; j < real; ++j) {
+    for (std::size_t i = 0; i < N; ++i) t[i][j] = p[N * j + i];
+  }
+  for (std::size_t j = real; j < W; ++j) {
+    for (std::size_t i = 0; i < N; ++i) t[i][j] = 0.0f;
+  }
+}
+
+/// `transpose_groups` for one batch of lanes<A> groups.
 template <class A, std::size_t N>
 inline void transpose_groups(const float* p, std::size_t count, float (&t)[N][lanes<A>]) noexcept {
-  for (std::size_t j = 0; j < lanes<A>; ++j) {
-    for (std::size_t i = 0; i < N; ++i) t[i][j] = j < count ? p[N * j + i] : 0.0f;
-  }
+  transpose_groups<N, lanes<A>>(p, count, t);
 }
 
 /// Each lane's first weight of the largest magnitude (NaN never wins; 0 for a group of zeros).
@@ -182,7 +192,8 @@ inline void make_qkx_quants_lanes(const float* x, const float* w, std::size_t co
 /**
  * `scalar::quant::make_qx_quants` for lanes<A> groups of N weights at once, lane j the group at
  * x + N * j with importance weights qw + N * j (or x^2 without them); `count` groups are real. Writes
- * each group's levels + nmax to L + N * j and its scale to scale[j].
+ * each group's levels + nmax to L + N * j (unless L is null: q3_K re-rounds them, see
+ * `requantize_symmetric_lanes`) and its scale to scale[j].
  */
 template <class A, std::size_t N>
 inline void make_qx_quants_lanes(const float* x, const float* qw, std::size_t count, int nmax, std::int8_t* L,
@@ -253,61 +264,182 @@ inline void make_qx_quants_lanes(const float* x, const float* qw, std::size_t co
 }
 
 /**
- * `scalar::quant::make_q3_quants` for lanes<A> groups of N weights at once, lane j the group at
- * x + N * j; `count` groups are real. Each lane makes its own passes (up to five, until one changes
- * nothing), the others idle. Writes each group's levels + nmax to L + N * j and its scale to scale[j].
+ * `scalar::quant::make_q3_quants` for `count` (at most W) groups of N weights, group j at x + N * j: writes
+ * each group's levels + nmax to L + N * j (unless L is null: q3_K re-rounds them, see
+ * `requantize_symmetric_lanes`) and its scale to scale[j].
+ *
+ * A group makes passes over its weights until one changes nothing (at most five), each pass a chain
+ * with a division in every link. Four in five groups of real weights stop after their first pass, and
+ * only one in a hundred makes five, so lanes that simply waited for the slowest of their batch would do
+ * twice the work: after every pass the groups still going are packed into the first lanes (a column
+ * copy; a group's order of operations is its own, so where it runs does not matter) and the others
+ * written out. The batches of a pass are independent chains, interleaved weight by weight.
  */
-template <class A, std::size_t N>
+template <class A, std::size_t N, std::size_t W>
 inline void make_q3_quants_lanes(const float* x, std::size_t count, int nmax, std::int8_t* L,
                                  float* scale_out) noexcept {
   constexpr std::size_t G = lanes<A>;
+  static_assert(W % G == 0);
   using F = fbatch<A>;
   using I = ibatch<A>;
-  alignas(64) float xt[N][G], lv[N][G];  // transposed weights, and levels as floats
-  transpose_groups<A, N>(x, count, xt);
-  const auto X = [&](std::size_t i) { return F::load_aligned(xt[i]); };
-  const F zero(0.0f);
+  // Per weight, transposed (column j is a group): x, its weight w = x * x, w * x, its level, and the
+  // level's two terms of the sums, (w * x) * l and (w * l) * l, kept so that a pass recomputes only a
+  // new level's. Per group: the two sums, the first's square, its index, and whether the pass changed it.
+  alignas(64) float xt[N][W], wt[N][W], wxt[N][W], lv[N][W], xl[N][W], l2[N][W];
+  alignas(64) float sx[W], s2[W], sq[W], changed[W];
+  std::size_t id[W];
+  transpose_groups<N, W>(x, count, xt);
+  const F zero(0.0f), one(1.0f);
   const auto clamp = [&](const I& l) { return to_float<A>(xsimd::min(xsimd::max(l, I(-nmax)), I(nmax - 1))); };
+  const auto finish = [&](std::size_t column) {  // group id[column] is done
+    const std::size_t j = id[column];
+    scale_out[j] = s2[column] > 0.0f ? sx[column] / s2[column] : 0.0f;
+    if (!L) return;
+    for (std::size_t i = 0; i < N; ++i) L[N * j + i] = static_cast<std::int8_t>(static_cast<int>(lv[i][column]) + nmax);
+  };
 
-  const F max = largest_magnitude<A, N>(xt);
-  const auto live = xsimd::abs(max) >= F(scalar::quant::group_max_eps);
-  const F iscale = div<A>(F(static_cast<float>(-nmax)), max);
-  F sumlx = zero, suml2 = zero;
-  for (std::size_t i = 0; i < N; ++i) {
-    const F xi = X(i), w = xi * xi;
-    const F l = clamp(nearest_int<A>(iscale * xi));
-    l.store_aligned(lv[i]);
-    sumlx += mul_rounded<A>(w * xi, l);
-    suml2 += mul_rounded<A>(mul_rounded<A>(w, l), l);
-  }
-  auto active = live;
-  for (int itry = 0; itry < 5 && xsimd::any(active); ++itry) {
-    xsimd::batch_bool<float, A> changed(false);  // none yet
+  for (std::size_t o = 0; o < count; o += G) {
+    F amax = zero, max = zero;  // each lane's first weight of the largest magnitude (NaN never wins)
     for (std::size_t i = 0; i < N; ++i) {
-      const F xi = X(i), w = xi * xi, li = F::load_aligned(lv[i]);
-      const F slx_without = sumlx - mul_rounded<A>(w * xi, li);  // the sums without weight i
-      const F sl2_without = suml2 - mul_rounded<A>(mul_rounded<A>(w, li), li);
-      const F new_l = clamp(nearest_int<A>(div<A>(xi * sl2_without, slx_without)));
-      const F slx = slx_without + mul_rounded<A>(w * xi, new_l);
-      const F sl2 = sl2_without + mul_rounded<A>(mul_rounded<A>(w, new_l), new_l);
-      const auto update =
-          active && slx_without > zero && !(new_l == li) && sl2 > zero && slx * slx * suml2 > sumlx * sumlx * sl2;
-      xsimd::select(update, new_l, li).store_aligned(lv[i]);
-      sumlx = xsimd::select(update, slx, sumlx);
-      suml2 = xsimd::select(update, sl2, suml2);
-      changed = changed || update;
+      const F xi = F::load_aligned(xt[i] + o), ax = xsimd::abs(xi);
+      const auto larger = ax > amax;
+      amax = xsimd::select(larger, ax, amax);
+      max = xsimd::select(larger, xi, max);
     }
-    active = active && changed;
+    xsimd::select(xsimd::abs(max) >= F(scalar::quant::group_max_eps), one, zero).store_aligned(changed + o);
+    const F iscale = div<A>(F(static_cast<float>(-nmax)), max);
+    F slx = zero, sl2 = zero;
+    for (std::size_t i = 0; i < N; ++i) {
+      const F xi = F::load_aligned(xt[i] + o), w = mul_rounded<A>(xi, xi), wx = mul_rounded<A>(w, xi);
+      const F l = clamp(nearest_int<A>(iscale * xi));
+      const F tx = mul_rounded<A>(wx, l), t2 = mul_rounded<A>(mul_rounded<A>(w, l), l);
+      w.store_aligned(wt[i] + o);
+      wx.store_aligned(wxt[i] + o);
+      l.store_aligned(lv[i] + o);
+      tx.store_aligned(xl[i] + o);
+      t2.store_aligned(l2[i] + o);
+      slx += tx;
+      sl2 += t2;
+    }
+    slx.store_aligned(sx + o);
+    sl2.store_aligned(s2 + o);
+    (slx * slx).store_aligned(sq + o);
   }
-  alignas(64) float scales[G], lives[G];
-  xsimd::select(live && suml2 > zero, div<A>(sumlx, suml2), zero).store_aligned(scales);
-  xsimd::select(live, F(1.0f), zero).store_aligned(lives);
+  // Groups below ggml's epsilon are all zeros; the others (still "changed") make their passes.
+  std::size_t active = 0;
+  const auto move = [&](std::size_t from, std::size_t to) {  // a group's column
+    if (from == to) return;
+    for (std::size_t i = 0; i < N; ++i) {
+      xt[i][to] = xt[i][from];
+      wt[i][to] = wt[i][from];
+      wxt[i][to] = wxt[i][from];
+      lv[i][to] = lv[i][from];
+      xl[i][to] = xl[i][from];
+      l2[i][to] = l2[i][from];
+    }
+    sx[to] = sx[from];
+    s2[to] = s2[from];
+    sq[to] = sq[from];
+    id[to] = id[from];
+  };
+  const auto pack = [&](bool last) {  // the changed groups to the first columns, the others written out
+    std::size_t kept = 0;
+    for (std::size_t column = 0; column < active; ++column) {
+      if (changed[column] == 0.0f || last) {
+        finish(column);
+        continue;
+      }
+      move(column, kept++);
+    }
+    active = kept;
+  };
   for (std::size_t j = 0; j < count; ++j) {
-    scale_out[j] = scales[j];
-    for (std::size_t i = 0; i < N; ++i) {
-      const int l = static_cast<int>(lv[i][j]) + nmax;
-      L[N * j + i] = lives[j] != 0.0f ? static_cast<std::int8_t>(l) : std::int8_t{0};
+    if (changed[j] == 0.0f) {
+      scale_out[j] = 0.0f;
+      for (std::size_t i = 0; L && i < N; ++i) L[N * j + i] = 0;
+      continue;
     }
+    id[j] = j;
+    move(j, active++);
+  }
+
+  alignas(64) float lane[G];
+  for (std::size_t j = 0; j < G; ++j) lane[j] = static_cast<float>(j);
+  // Up to four batches run as interleaved chains with their sums in registers (in memory, the sums
+  // would wait for store forwarding at every link). The first pass runs on every group; the later ones
+  // on the few groups left (one in five, then fewer), where one full-width batch would be a single
+  // latency-bound chain: there half-width batches (AVX-512: 256 bits, no slower per lane on the Zen 4 of
+  // the README) make two or three chains of it.
+  const auto chains = [&]<class B, std::size_t NK>(std::size_t first) {
+    using FB = fbatch<B>;
+    using IB = ibatch<B>;
+    constexpr std::size_t GB = lanes<B>;
+    const FB zero_b(0.0f), one_b(1.0f);
+    const auto clamp_b = [&](const IB& l) { return to_float<B>(xsimd::min(xsimd::max(l, IB(-nmax)), IB(nmax - 1))); };
+    FB sumlx[NK], suml2[NK], squared[NK], moved[NK];
+    xsimd::batch_bool<float, B> real[NK];
+    unroll<static_cast<int>(NK)>([&](auto kc) {
+      constexpr auto k = static_cast<std::size_t>(decltype(kc)::value);
+      const std::size_t o = GB * (first + k);
+      sumlx[k] = FB::load_aligned(sx + o);
+      suml2[k] = FB::load_aligned(s2 + o);
+      squared[k] = FB::load_aligned(sq + o);
+      moved[k] = zero_b;
+      real[k] = FB::load_aligned(lane) < FB(static_cast<float>(active - o));
+    });
+    for (std::size_t i = 0; i < N; ++i) {
+      unroll<static_cast<int>(NK)>([&](auto kc) {
+        constexpr auto k = static_cast<std::size_t>(decltype(kc)::value);
+        const std::size_t o = GB * (first + k);
+        const FB xi = FB::load_aligned(xt[i] + o), w = FB::load_aligned(wt[i] + o);
+        const FB wx = FB::load_aligned(wxt[i] + o), li = FB::load_aligned(lv[i] + o);
+        const FB txi = FB::load_aligned(xl[i] + o), t2i = FB::load_aligned(l2[i] + o);
+        const FB slx_without = sumlx[k] - txi;  // the sums without weight i
+        const FB sl2_without = suml2[k] - t2i;
+        const FB new_l = clamp_b(nearest_int<B>(div<B>(xi * sl2_without, slx_without)));
+        const FB tx = mul_rounded<B>(wx, new_l), t2 = mul_rounded<B>(mul_rounded<B>(w, new_l), new_l);
+        const FB slx = slx_without + tx;
+        const FB sl2 = sl2_without + t2;
+        const FB slx_squared = slx * slx;
+        const auto update = real[k] && slx_without > zero_b && !(new_l == li) && sl2 > zero_b &&
+                            slx_squared * suml2[k] > squared[k] * sl2;
+        xsimd::select(update, new_l, li).store_aligned(lv[i] + o);
+        xsimd::select(update, tx, txi).store_aligned(xl[i] + o);
+        xsimd::select(update, t2, t2i).store_aligned(l2[i] + o);
+        sumlx[k] = xsimd::select(update, slx, sumlx[k]);
+        suml2[k] = xsimd::select(update, sl2, suml2[k]);
+        squared[k] = xsimd::select(update, slx_squared, squared[k]);
+        moved[k] = xsimd::select(update, one_b, moved[k]);
+      });
+    }
+    unroll<static_cast<int>(NK)>([&](auto kc) {
+      constexpr auto k = static_cast<std::size_t>(decltype(kc)::value);
+      const std::size_t o = GB * (first + k);
+      sumlx[k].store_aligned(sx + o);
+      suml2[k].store_aligned(s2 + o);
+      squared[k].store_aligned(sq + o);
+      moved[k].store_aligned(changed + o);
+    });
+  };
+  const auto pass = [&]<class B>() {
+    constexpr std::size_t GB = lanes<B>;
+    const std::size_t batches = (active + GB - 1) / GB;
+    std::size_t k = 0;
+    for (; k + 4 <= batches; k += 4) chains.template operator()<B, 4>(k);
+    switch (batches - k) {
+      case 1: chains.template operator()<B, 1>(k); break;
+      case 2: chains.template operator()<B, 2>(k); break;
+      case 3: chains.template operator()<B, 3>(k); break;
+      default: break;
+    }
+  };
+  if (active > 0) {  // the first pass at full width, the others (at most four) on what is left
+    pass.template operator()<A>();
+    pack(false);
+  }
+  for (int itry = 1; itry < 5 && active > 0; ++itry) {
+    pass.template operator()<swar_arch<A>>();
+    pack(itry == 4);
   }
 }
 

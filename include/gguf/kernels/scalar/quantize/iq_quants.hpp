@@ -277,6 +277,74 @@ struct iq1_split {
   int shift;    ///< +1: the levels iq1_xp, -1: iq1_xm; 0 when none was found
 };
 
+/// iq1_m's best split of 16 weights: its scale, the split points and the shift choice k (i1 < 0 for none).
+struct iq1_m_split {
+  float scale;  ///< sum q x / sum q^2 of the best, or the group's max when none was found
+  int i1;       ///< the sorted weights below i1 take level 0
+  int i2;       ///< those from i1 below i2 level 1, the rest level 2
+  int k;        ///< the shifts of the two 8: 0 (+, +), 1 (+, -), 2 (-, +), 3 (-, -); -1 when none was found
+};
+
+/// The prefix sums of iq1_m's split search, per half h of the 16: x[h][j] = sum of w x over the first j
+/// sorted weights that lie in half h, w[h][j] the same of w; zeros past column 16 for SIMD loads.
+struct iq1_m_sums {
+  float x[2][32];  ///< prefix sums of w x, per half
+  float w[2][32];  ///< prefix sums of w, per half
+};
+
+/// An i1's terms of iq1_m's sum q^2 (c01 W[i1] + W16 x2 x2) and its S[i1], per half and shift.
+struct iq1_m_row {
+  float a_p[2];  ///< with the levels shifted up
+  float a_m[2];  ///< shifted down
+  float x1[2];   ///< S[i1]
+};
+
+/// iq1_m's split constants and the split terms in ggml's order of operations (see iq1_searches::split_m).
+struct iq1_m_terms {
+  float c01p, c12p, c01m, c12m;  ///< x0^2 - x1^2 and x1^2 - x2^2 of both shifts
+  float qx_p[2], qx_m[2];        ///< S16 * x2 per half and shift
+  /// The terms of split point i1.
+  iq1_m_row row(const iq1_m_sums& s, std::size_t i1) const noexcept {
+    iq1_m_row r{};
+    for (std::size_t h = 0; h < 2; ++h) {
+      r.a_p[h] = mul(c01p, s.w[h][i1]) + mul(s.w[h][16] * iq1_xp[2], iq1_xp[2]);
+      r.a_m[h] = mul(c01m, s.w[h][i1]) + mul(s.w[h][16] * iq1_xm[2], iq1_xm[2]);
+      r.x1[h] = s.x[h][i1];
+    }
+    return r;
+  }
+  /// sum q x and sum q^2 of split (i1, i2) for the four shift choices.
+  void choices(const iq1_m_sums& s, const iq1_m_row& a, std::size_t /*i1*/, std::size_t i2, float* sumqx,
+               float* sumq2) const noexcept {
+    float px[2], mx[2], p2[2], m2[2];
+    for (std::size_t h = 0; h < 2; ++h) {
+      const float sx12 = s.x[h][i2] + a.x1[h];
+      px[h] = qx_p[h] - sx12;
+      mx[h] = qx_m[h] - sx12;
+      p2[h] = mul(c12p, s.w[h][i2]) + a.a_p[h];
+      m2[h] = mul(c12m, s.w[h][i2]) + a.a_m[h];
+    }
+    sumqx[0] = px[0] + px[1], sumqx[1] = px[0] + mx[1], sumqx[2] = mx[0] + px[1], sumqx[3] = mx[0] + mx[1];
+    sumq2[0] = p2[0] + p2[1], sumq2[1] = p2[0] + m2[1], sumq2[2] = m2[0] + p2[1], sumq2[3] = m2[0] + m2[1];
+  }
+};
+
+/// The constants of iq1_m's split search for these sums.
+inline iq1_m_terms iq1_m_terms_of(const iq1_m_sums& s) noexcept {
+  const float* xp = iq1_xp;
+  const float* xm = iq1_xm;
+  iq1_m_terms t{};
+  t.c01p = mul(xp[0], xp[0]) - mul(xp[1], xp[1]);
+  t.c12p = mul(xp[1], xp[1]) - mul(xp[2], xp[2]);
+  t.c01m = mul(xm[0], xm[0]) - mul(xm[1], xm[1]);
+  t.c12m = mul(xm[1], xm[1]) - mul(xm[2], xm[2]);
+  for (std::size_t h = 0; h < 2; ++h) {
+    t.qx_p[h] = mul(s.x[h][16], xp[2]);
+    t.qx_m[h] = mul(s.x[h][16], xm[2]);
+  }
+  return t;
+}
+
 /**
  * iq1_s's searches as ggml writes them, the scalar policy of quantize_iq1_s_with (SIMD twins pass their
  * own, which find the same).
@@ -309,10 +377,49 @@ struct iq1_searches {
     return r;
   }
 
+  /**
+   * iq1_m's split search, as the oracle's ggml computes it (its machine code; the C source beside it still
+   * sums every split from scratch, which rounds differently): over the prefix sums of w x and w of the
+   * sorted 16 weights, one pair per half of the 16 (`sx[h]`, `sw[h]`, columns 0..16), for i1 <= i2 and
+   * the four shift choices k (0: (+, +), 1: (+, -), 2: (-, +), 3: (-, -) for the first and second 8), the
+   * first best by sum(q x)^2 / sum(q^2). Per split and half, sum q x = S16 * x2 - (S[i1] + S[i2]) (x0 - x1
+   * = x1 - x2 = -1 exactly) and sum q^2 = c12 * W[i2] + (c01 * W[i1] + W16 * x2 * x2), with c01 = x0^2 -
+   * x1^2, c12 = x1^2 - x2^2; a choice adds its halves' terms.
+   */
+  static iq1_m_split split_m(const iq1_m_sums& s, float max) noexcept {
+    const iq1_m_terms t = iq1_m_terms_of(s);
+    iq1_m_split r{max, -1, -1, -1};
+    float best_score = -FLT_MAX;
+    for (std::size_t i1 = 0; i1 <= 16; ++i1) {
+      const iq1_m_row a = t.row(s, i1);
+      for (std::size_t i2 = i1; i2 <= 16; ++i2) {
+        float sumqx[4], sumq2[4];
+        t.choices(s, a, i1, i2, sumqx, sumq2);
+        for (int k = 0; k < 4; ++k) {
+          const auto uk = static_cast<std::size_t>(k);
+          if (sumq2[uk] > 0 && sumqx[uk] * sumqx[uk] > best_score * sumq2[uk]) {
+            r.scale = sumqx[uk] / sumq2[uk];
+            best_score = r.scale * sumqx[uk];
+            r.i1 = static_cast<int>(i1);
+            r.i2 = static_cast<int>(i2);
+            r.k = k;
+          }
+        }
+      }
+    }
+    return r;
+  }
+
   /// iq1_best_neighbour(s, entry, xval, weight, scale, xg, L)
   static int neighbour(const iq1_search_t& s, std::int32_t entry, const float* xval, const float* weight, float scale,
                        const float* xg, std::int8_t* L) noexcept {
     return iq1_best_neighbour(s, entry, xval, weight, scale, xg, L);
+  }
+
+  /// sorted_order<N>(xb): glibc's qsort.
+  template <std::size_t N>
+  static std::array<int, N> sorted(const float* xb) noexcept {
+    return sorted_order<N>(xb);
   }
 };
 
@@ -712,7 +819,7 @@ template <class Searches = detail::iq::iq1_searches>
       for (std::size_t i = 1; i < 32; ++i) max = iq::c_max(max, std::fabs(xb[i]));
       shifts[ib] = 1;
       if (max < 1e-12f) continue;  // GROUP_MAX_EPS_IQ1_S
-      const auto order = iq::sorted_order<32>(xb);
+      const auto order = searches.template sorted<32>(xb);
       float sumx[33 + 16] = {}, sumw[33 + 16] = {};  // zeros past the end for a SIMD search's loads
       for (std::size_t j = 0; j < 32; ++j) {
         const auto i = static_cast<std::size_t>(order[j]);
@@ -792,8 +899,9 @@ template <class Searches = detail::iq::iq1_searches>
  * block scale refitted over the whole super-block. Without importance the weights are x^2. Parameters and
  * errors as quantize_iq2_xxs (importance optional).
  */
-[[nodiscard]] inline errc quantize_iq1_m(const float* src, std::byte* dst, std::size_t n_per_row,
-                                         const float* importance) noexcept {
+template <class Searches = detail::iq::iq1_searches>
+[[nodiscard]] inline errc quantize_iq1_m_with(const float* src, std::byte* dst, std::size_t n_per_row,
+                                              const float* importance, const Searches& searches = {}) noexcept {
   namespace iq = detail::iq;
   using B = blocks::iq1_m;
   if (n_per_row % blocks::qk_k != 0) return errc::size_mismatch;
@@ -821,60 +929,19 @@ template <class Searches = detail::iq::iq1_searches>
       float max = std::fabs(xb[0]);
       for (std::size_t i = 1; i < 16; ++i) max = iq::c_max(max, std::fabs(xb[i]));
       if (max < 1e-7f) continue;  // GROUP_MAX_EPS_IQ1_M
-      const auto order = iq::sorted_order<16>(xb);
-      // The split search as the oracle's ggml computes it (its machine code; the C source beside it still
-      // sums every split from scratch, which rounds differently): prefix sums of w * x and w over the
-      // sorted values, one pair per half of the 16; per split and half, sum q x = S16 * x2 - (S[i1] + S[i2])
-      // (x0 - x1 = x1 - x2 = -1 exactly) and sum q^2 = c12 * W[i2] + (c01 * W[i1] + W16 * x2 * x2), with
-      // c01 = x0^2 - x1^2, c12 = x1^2 - x2^2; the four shift choices add the halves' terms.
-      float sx[2][17], sw[2][17];
-      sx[0][0] = sx[1][0] = sw[0][0] = sw[1][0] = 0;
+      const auto order = searches.template sorted<16>(xb);
+      iq::iq1_m_sums sums{};  // see iq1_searches::split_m
       for (std::size_t j = 0; j < 16; ++j) {
         const auto i = static_cast<std::size_t>(order[j]);
         const std::size_t h = i < 8 ? 0 : 1, o = 1 - h;
-        sx[h][j + 1] = sx[h][j] + iq::mul(weight[i], xb[i]);
-        sw[h][j + 1] = sw[h][j] + weight[i];
-        sx[o][j + 1] = sx[o][j];
-        sw[o][j + 1] = sw[o][j];
+        sums.x[h][j + 1] = sums.x[h][j] + iq::mul(weight[i], xb[i]);
+        sums.w[h][j + 1] = sums.w[h][j] + weight[i];
+        sums.x[o][j + 1] = sums.x[o][j];
+        sums.w[o][j + 1] = sums.w[o][j];
       }
-      const float* xp = iq::iq1_xp;
-      const float* xm = iq::iq1_xm;
-      const float c01p = iq::mul(xp[0], xp[0]) - iq::mul(xp[1], xp[1]),
-                  c12p = iq::mul(xp[1], xp[1]) - iq::mul(xp[2], xp[2]);
-      const float c01m = iq::mul(xm[0], xm[0]) - iq::mul(xm[1], xm[1]),
-                  c12m = iq::mul(xm[1], xm[1]) - iq::mul(xm[2], xm[2]);
-      float best_score = -FLT_MAX, scale = max;
-      int besti1 = -1, besti2 = -1, best_k = -1;
-      for (std::size_t i1 = 0; i1 <= 16; ++i1) {
-        float a_p[2], a_m[2];  // the i1 and total terms of sum q^2, per half
-        for (std::size_t h = 0; h < 2; ++h) {
-          a_p[h] = iq::mul(c01p, sw[h][i1]) + iq::mul(sw[h][16] * xp[2], xp[2]);
-          a_m[h] = iq::mul(c01m, sw[h][i1]) + iq::mul(sw[h][16] * xm[2], xm[2]);
-        }
-        for (std::size_t i2 = i1; i2 <= 16; ++i2) {
-          float qx_p[2], qx_m[2], q2_p[2], q2_m[2];
-          for (std::size_t h = 0; h < 2; ++h) {
-            const float sx12 = sx[h][i2] + sx[h][i1];
-            qx_p[h] = iq::mul(sx[h][16], xp[2]) - sx12;
-            qx_m[h] = iq::mul(sx[h][16], xm[2]) - sx12;
-            q2_p[h] = iq::mul(c12p, sw[h][i2]) + a_p[h];
-            q2_m[h] = iq::mul(c12m, sw[h][i2]) + a_m[h];
-          }
-          // k = 0: (+, +), 1: (+, -), 2: (-, +), 3: (-, -) for the first and second 8
-          const float sumqx[4] = {qx_p[0] + qx_p[1], qx_p[0] + qx_m[1], qx_m[0] + qx_p[1], qx_m[0] + qx_m[1]};
-          const float sumq2[4] = {q2_p[0] + q2_p[1], q2_p[0] + q2_m[1], q2_m[0] + q2_p[1], q2_m[0] + q2_m[1]};
-          for (int k = 0; k < 4; ++k) {
-            const auto uk = static_cast<std::size_t>(k);
-            if (sumq2[uk] > 0 && sumqx[uk] * sumqx[uk] > best_score * sumq2[uk]) {
-              scale = sumqx[uk] / sumq2[uk];
-              best_score = scale * sumqx[uk];
-              besti1 = static_cast<int>(i1);
-              besti2 = static_cast<int>(i2);
-              best_k = k;
-            }
-          }
-        }
-      }
+      const iq::iq1_m_split split = searches.split_m(sums, max);
+      float scale = split.scale;
+      int besti1 = split.i1, besti2 = split.i2, best_k = split.k;
       if (besti1 < 0 || besti2 < 0 || best_k < 0) continue;
       iq::split_levels(order, besti1, besti2, L);
       if (scale < 0) {
@@ -889,7 +956,7 @@ template <class Searches = detail::iq::iq1_searches>
         index[k] = e;
         if (e < 0) {
           all_on_grid = false;
-          index[k] = iq::iq1_best_neighbour(grid, e, xb + 8 * k, weight + 8 * k, scale, shift_of(best_k, k), L + 8 * k);
+          index[k] = searches.neighbour(grid, e, xb + 8 * k, weight + 8 * k, scale, shift_of(best_k, k), L + 8 * k);
           if (index[k] < 0) return errc::out_of_range;
         }
       }
@@ -948,6 +1015,12 @@ template <class Searches = detail::iq::iq1_searches>
     for (std::size_t j = 0; j < 4; ++j) quant::store_le(dst + offsetof(B, scales) + 2 * j, sc[j]);
   }
   return errc::success;
+}
+
+/// quantize_iq1_m_with the scalar searches: ggml's code.
+[[nodiscard]] inline errc quantize_iq1_m(const float* src, std::byte* dst, std::size_t n_per_row,
+                                         const float* importance) noexcept {
+  return quantize_iq1_m_with(src, dst, n_per_row, importance);
 }
 
 }  // namespace kernels::scalar

@@ -64,30 +64,46 @@ inline void pack_q3_K_scales(const int* ls, std::byte* out) noexcept {
   std::memcpy(out, s, 12);
 }
 
+/**
+ * The second pass of q3_K and q6_K, the scalar specification of the SIMD twins': the weights of each of
+ * the 16 sub-blocks of 16 re-rounded against its stored scale `dl[j]`, to clamp(nearest(x / dl), -half,
+ * half - 1) + half; a sub-block whose scale is 0 keeps its levels.
+ */
+struct requantize_symmetric {
+  /// Re-rounds the levels `L` of the 256 weights `x`.
+  void operator()(const float* x, const float* dl, int half, std::int8_t* L) const noexcept {
+    for (int j = 0; j < 16; ++j) {
+      if (dl[j] == 0) continue;
+      for (int ii = 0; ii < 16; ++ii) {
+        L[16 * j + ii] = static_cast<std::int8_t>(clamp(nearest_int(x[16 * j + ii] / dl[j]), -half, half - 1) + half);
+      }
+    }
+  }
+};
+
 /// q3_K's second pass and packing: levels -4..3 against the stored scales, the high bit to hmask.
-inline void finish_q3_K(const float* x, std::byte* y, std::int8_t* L) noexcept {
+template <class Requantize = requantize_symmetric>
+inline void finish_q3_K(const float* x, std::byte* y, std::int8_t* L, Requantize requantize = {}) noexcept {
   using B = blocks::q3_K;
   const float d = half_value(load_le<std::uint16_t>(y + offsetof(B, d)));
   std::uint8_t s[12];
   std::memcpy(s, y + offsetof(B, scales), 12);
+  float dl[16];
   for (int j = 0; j < 16; ++j) {
     const int lo = j < 8 ? (s[j] & 0xF) : (s[j - 8] >> 4);
     const int sc = (lo | (((s[8 + j % 4] >> (2 * (j / 4))) & 3) << 4)) - 32;
-    const float dl = d * static_cast<float>(sc);
-    if (dl == 0) continue;
-    for (int ii = 0; ii < 16; ++ii) {
-      L[16 * j + ii] = static_cast<std::int8_t>(clamp(nearest_int(x[16 * j + ii] / dl), -4, 3) + 4);
-    }
+    dl[j] = d * static_cast<float>(sc);
   }
-  std::uint8_t hmask[32] = {}, q[qk_k];
-  for (int j = 0; j < qk_k; ++j) {
-    int l = L[j];
-    if (l > 3) {
-      hmask[j % 32] = low_byte(hmask[j % 32] | (1 << (j / 32)));
-      l -= 4;
-    }
-    q[j] = low_byte(l);
+  requantize(x, dl, 4, L);
+  // Level l (0..7) is l & 3 in qs and l >> 2 in bit j / 32 of hmask[j % 32]; without branches, which
+  // the levels of real weights would mispredict half the time.
+  std::uint8_t hmask[32], q[qk_k];
+  for (int l = 0; l < 32; ++l) {
+    int h = 0;
+    for (int k = 0; k < 8; ++k) h |= ((L[32 * k + l] >> 2) & 1) << k;
+    hmask[l] = low_byte(h);
   }
+  for (int j = 0; j < qk_k; ++j) q[j] = low_byte(L[j] & 3);
   std::memcpy(y + offsetof(B, hmask), hmask, 32);
   pack_2bit(q, y + offsetof(B, qs));
 }
@@ -366,8 +382,9 @@ inline void q3_K_weights(const float* x, const float* qw, float sigma2, int j, f
  * q3_K, one super-block, after its sub-blocks' searches (`scales`, levels + 4 in `L`; with `qw` the
  * weight sums `sw`): the 6-bit scales, the half, the levels re-rounded against them, packed.
  */
+template <class Requantize = requantize_symmetric>
 inline void q3_K_finish(const float* x, std::byte* dst, const float* qw, const float* scales, const float* sw,
-                        std::int8_t* L) noexcept {
+                        std::int8_t* L, Requantize requantize = {}) noexcept {
   using B = blocks::q3_K;
   int ls[16];
   if (!qw) {
@@ -399,7 +416,7 @@ inline void q3_K_finish(const float* x, std::byte* dst, const float* qw, const f
     pack_q3_K_scales(ls, dst + offsetof(B, scales));
     store_half(dst + offsetof(B, d), d_block);
   }
-  finish_q3_K(x, dst, L);
+  finish_q3_K(x, dst, L, requantize);
 }
 
 }  // namespace quant
@@ -447,7 +464,9 @@ namespace quant {
  * the 8-bit scales against the largest, the levels re-rounded against them, packed (an all-zero block
  * when every scale is below ggml's epsilon).
  */
-inline void q6_K_finish(const float* x, std::byte* dst, const float* scales, std::int8_t* L) noexcept {
+template <class Requantize = requantize_symmetric>
+inline void q6_K_finish(const float* x, std::byte* dst, const float* scales, std::int8_t* L,
+                        Requantize requantize = {}) noexcept {
   using B = blocks::q6_K;
   float max_scale = 0, max_abs_scale = 0;
   for (int ib = 0; ib < 16; ++ib) {
@@ -469,13 +488,9 @@ inline void q6_K_finish(const float* x, std::byte* dst, const float* scales, std
     sc[ib] = static_cast<std::int8_t>(low_byte(l < 127 ? l : 127));
     store_le<std::int8_t>(dst + offsetof(B, scales) + ib, sc[ib]);
   }
-  for (int j = 0; j < 16; ++j) {
-    const float dl = d * static_cast<float>(sc[j]);
-    if (dl == 0) continue;
-    for (int ii = 0; ii < 16; ++ii) {
-      L[16 * j + ii] = static_cast<std::int8_t>(clamp(nearest_int(x[16 * j + ii] / dl), -32, 31) + 32);
-    }
-  }
+  float dl[16];
+  for (int j = 0; j < 16; ++j) dl[j] = d * static_cast<float>(sc[j]);
+  requantize(x, dl, 32, L);
   std::byte* ql = dst + offsetof(B, ql);
   std::byte* qh = dst + offsetof(B, qh);
   for (int j = 0; j < qk_k; j += 128, ql += 64, qh += 32) {
