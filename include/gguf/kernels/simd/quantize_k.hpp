@@ -59,14 +59,14 @@ inline void quantize_q3_K_rows(const float* src, std::byte* dst, std::size_t n_p
   static_assert(16 * S % G == 0);
   const std::size_t nb = n_per_row / qk;
   if (!qw) {
-    std::int8_t L[S * qk];
+    std::int8_t L[qk];  // every level is re-rounded or searched again in q3_K_finish: no input
     float scales[S * 16];
     for (std::size_t b = 0; b < nb; b += S) {
       const std::size_t n = nb - b < S ? nb - b : S;
       const float* x = src + qk * b;
-      make_q3_quants_lanes<A, 16, 16 * S>(x, 16 * n, 4, nullptr, scales);
+      make_q3_quants_lanes<A, 16, 16 * S>(x, 16 * n, 4, scales);
       for (std::size_t s = 0; s < n; ++s) {
-        q::q3_K_finish(x + qk * s, dst + sizeof(blocks::q3_K) * (b + s), nullptr, scales + 16 * s, nullptr, L + qk * s,
+        q::q3_K_finish(x + qk * s, dst + sizeof(blocks::q3_K) * (b + s), nullptr, scales + 16 * s, nullptr, L,
                        requantize_symmetric_lanes<A, true>{});
       }
     }

@@ -71,13 +71,14 @@ inline void transpose_groups(const float* p, std::size_t count, float (&t)[N][la
   transpose_groups<N, lanes<A>>(p, count, t);
 }
 
-/// Each lane's first weight of the largest magnitude (NaN never wins; 0 for a group of zeros).
-template <class A, std::size_t N>
-inline fbatch<A> largest_magnitude(const float (&xt)[N][lanes<A>]) noexcept {
+/// Each lane's first weight of the largest magnitude (NaN never wins; 0 for a group of zeros), for the
+/// lanes<A> groups from column `o` of transposed groups.
+template <class A, std::size_t N, std::size_t W>
+inline fbatch<A> largest_magnitude(const float (&xt)[N][W], std::size_t o = 0) noexcept {
   using F = fbatch<A>;
   F amax(0.0f), max(0.0f);
   for (std::size_t i = 0; i < N; ++i) {
-    const F xi = F::load_aligned(xt[i]), ax = xsimd::abs(xi);
+    const F xi = F::load_aligned(xt[i] + o), ax = xsimd::abs(xi);
     const auto larger = ax > amax;
     amax = xsimd::select(larger, ax, amax);
     max = xsimd::select(larger, xi, max);
@@ -264,9 +265,10 @@ inline void make_qx_quants_lanes(const float* x, const float* qw, std::size_t co
 }
 
 /**
- * `scalar::quant::make_q3_quants` for `count` (at most W) groups of N weights, group j at x + N * j: writes
- * each group's levels + nmax to L + N * j (unless L is null: q3_K re-rounds them, see
- * `requantize_symmetric_lanes`) and its scale to scale[j].
+ * The scales of `scalar::quant::make_q3_quants` for `count` (at most W) groups of N weights, group j at
+ * x + N * j, to scale[j]. Not their levels: q3_K, the one user, re-rounds every level against its stored
+ * scale and searches again the few groups whose scale is stored as 0 (`requantize_symmetric_lanes`), which
+ * costs less than transposing all levels back.
  *
  * A group makes passes over its weights until one changes nothing (at most five), each pass a chain
  * with a division in every link. Four in five groups of real weights stop after their first pass, and
@@ -276,8 +278,7 @@ inline void make_qx_quants_lanes(const float* x, const float* qw, std::size_t co
  * written out. The batches of a pass are independent chains, interleaved weight by weight.
  */
 template <class A, std::size_t N, std::size_t W>
-inline void make_q3_quants_lanes(const float* x, std::size_t count, int nmax, std::int8_t* L,
-                                 float* scale_out) noexcept {
+inline void make_q3_quants_lanes(const float* x, std::size_t count, int nmax, float* scale_out) noexcept {
   constexpr std::size_t G = lanes<A>;
   static_assert(W % G == 0);
   using F = fbatch<A>;
@@ -292,20 +293,11 @@ inline void make_q3_quants_lanes(const float* x, std::size_t count, int nmax, st
   const F zero(0.0f), one(1.0f);
   const auto clamp = [&](const I& l) { return to_float<A>(xsimd::min(xsimd::max(l, I(-nmax)), I(nmax - 1))); };
   const auto finish = [&](std::size_t column) {  // group id[column] is done
-    const std::size_t j = id[column];
-    scale_out[j] = s2[column] > 0.0f ? sx[column] / s2[column] : 0.0f;
-    if (!L) return;
-    for (std::size_t i = 0; i < N; ++i) L[N * j + i] = static_cast<std::int8_t>(static_cast<int>(lv[i][column]) + nmax);
+    scale_out[id[column]] = s2[column] > 0.0f ? sx[column] / s2[column] : 0.0f;
   };
 
   for (std::size_t o = 0; o < count; o += G) {
-    F amax = zero, max = zero;  // each lane's first weight of the largest magnitude (NaN never wins)
-    for (std::size_t i = 0; i < N; ++i) {
-      const F xi = F::load_aligned(xt[i] + o), ax = xsimd::abs(xi);
-      const auto larger = ax > amax;
-      amax = xsimd::select(larger, ax, amax);
-      max = xsimd::select(larger, xi, max);
-    }
+    const F max = largest_magnitude<A>(xt, o);
     xsimd::select(xsimd::abs(max) >= F(scalar::quant::group_max_eps), one, zero).store_aligned(changed + o);
     const F iscale = div<A>(F(static_cast<float>(-nmax)), max);
     F slx = zero, sl2 = zero;
@@ -356,7 +348,6 @@ inline void make_q3_quants_lanes(const float* x, std::size_t count, int nmax, st
   for (std::size_t j = 0; j < count; ++j) {
     if (changed[j] == 0.0f) {
       scale_out[j] = 0.0f;
-      for (std::size_t i = 0; L && i < N; ++i) L[N * j + i] = 0;
       continue;
     }
     id[j] = j;
