@@ -1128,6 +1128,83 @@ inline float max_lane(const fbatch<A>& v) noexcept {
   return max;
 }
 
+/// @cond INTERNAL
+#if defined(__SSE2__) || defined(_M_X64)
+namespace reduce_detail {
+// The shuffles of reduce_each's tree for a register R of 16, 32 or 64 bytes: `within` picks floats
+// within each 128-bit lane (M: shuffle_ps's selector), `across` whole 128-bit lanes (W: permute2f128's
+// or shuffle_f32x4's own encoding).
+template <int M, class R>
+inline R within(R a, R b) noexcept {
+  if constexpr (sizeof(R) == 16) {
+    return _mm_shuffle_ps(a, b, M);
+#if defined(__AVX__)
+  } else if constexpr (sizeof(R) == 32) {
+    return _mm256_shuffle_ps(a, b, M);
+#endif
+#if defined(__AVX512F__)
+  } else {
+    return _mm512_shuffle_ps(a, b, M);
+#endif
+  }
+}
+template <int W, class R>
+inline R across(R a, [[maybe_unused]] R b) noexcept {
+#if defined(__AVX512F__)
+  if constexpr (sizeof(R) == 64) return _mm512_shuffle_f32x4(a, b, W);
+#endif
+#if defined(__AVX__)
+  if constexpr (sizeof(R) == 32) return _mm256_permute2f128_ps(a, b, W);
+#endif
+  return a;  // one 128-bit lane: nothing to move (not called)
+}
+}  // namespace reduce_detail
+#endif
+/// @endcond
+
+/**
+ * Lane j of the result = the largest (Max) or smallest lane of v[j], none of which holds a NaN: lanes<A>
+ * horizontal reductions in one transposing tree (log2(lanes) levels of shuffle pairs, one min or max per
+ * pair), about two shuffles and one operation per input instead of a reduction's 2 log2(lanes). Two lanes
+ * that compare equal may come from either input (+0 and -0: a caller that cares sees the zero).
+ */
+template <class A, bool Max>
+inline fbatch<A> reduce_each(const fbatch<A> (&v)[lanes<A>]) noexcept {
+  using F = fbatch<A>;
+#if defined(__SSE2__) || defined(_M_X64)
+  if constexpr (is_avx512<A> || is_avx2<A> || is_sse<A>) {
+    const auto op = [](const F& a, const F& b) -> F { return Max ? xsimd::max(a, b) : xsimd::min(a, b); };
+    using reduce_detail::across;
+    using reduce_detail::within;
+    using R = typename F::register_type;
+    constexpr std::size_t L = lanes<A>;
+    // within 128-bit lanes: the four floats of each 128-bit lane of v[4q .. 4q+3] reduced into one register
+    R quad[L / 4];
+    for (std::size_t q = 0; q < L / 4; ++q) {
+      R pair[2];
+      for (std::size_t p = 0; p < 2; ++p) {
+        const R a = v[4 * q + 2 * p], b = v[4 * q + 2 * p + 1];
+        pair[p] = op(within<0x44>(a, b), within<0xEE>(a, b));
+      }
+      quad[q] = op(within<0x88>(pair[0], pair[1]), within<0xDD>(pair[0], pair[1]));
+    }
+    // across 128-bit lanes: quad[q]'s 128-bit lanes reduced into 128-bit lane q of the result
+    if constexpr (L == 4) {
+      return quad[0];
+    } else if constexpr (L == 8) {
+      return op(across<0x20>(quad[0], quad[1]), across<0x31>(quad[0], quad[1]));
+    } else {
+      const R lo = op(across<0x44>(quad[0], quad[1]), across<0xEE>(quad[0], quad[1]));
+      const R hi = op(across<0x44>(quad[2], quad[3]), across<0xEE>(quad[2], quad[3]));
+      return op(across<0x88>(lo, hi), across<0xDD>(lo, hi));
+    }
+  }
+#endif
+  alignas(64) float out[lanes<A>];
+  for (std::size_t j = 0; j < lanes<A>; ++j) out[j] = Max ? max_lane<A>(v[j]) : -max_lane<A>(negate<A>(v[j]));
+  return F::load_aligned(out);
+}
+
 /** The lanes of a comparison as bits, lane k in bit k (x86's movemask). */
 template <class A, class T>
 inline std::uint32_t lane_bits(const xsimd::batch_bool<T, A>& b) noexcept {

@@ -147,7 +147,8 @@ inline void round_symmetric(const float* src, std::byte* dst, std::size_t n_bloc
  * (2^Bits - 1), m = min, q = trunc((x - min) * id + 0.5). Through the scalar twin: a block with a NaN or
  * an infinity, an extreme that is zero (ggml keeps the first zero's sign: order matters), or a range
  * whose d or 1 / d overflows; the others' extremes are the same in any order, and their levels lie in
- * 0 ... 2^Bits - 1. lanes<A> blocks at a time, as `round_symmetric`.
+ * 0 ... 2^Bits - 1. lanes<A> blocks at a time: their extremes reduced in one transposing tree, their
+ * scales divided and converted to halves in one batch, so a block's own work is its levels.
  */
 template <class A, int Bits, class B>
 inline void round_with_min(const float* src, std::byte* dst, std::size_t n_blocks) noexcept {
@@ -155,46 +156,62 @@ inline void round_with_min(const float* src, std::byte* dst, std::size_t n_block
   constexpr int top = (1 << Bits) - 1;
   constexpr std::size_t qs_at = sizeof(B) - 16;
   constexpr quant_fn reference = quant_detail::native_scalar_quantizer(Bits == 4 ? ggml_type::q4_1 : ggml_type::q5_1);
+  using F = fbatch<A>;
+  using I = ibatch<A>;
   for (std::size_t first = 0; first < n_blocks; first += group) {
     const std::size_t n = n_blocks - first < group ? n_blocks - first : group;
     const float* in = src + 32 * first;
     std::byte* out = dst + sizeof(B) * first;
-    alignas(64) float mins[group] = {}, maxs[group] = {};
-    std::uint32_t special = 0;
-    for (std::size_t g = 0; g < n; ++g) {
-      fbatch<A> x[vectors];
-      load_block<A>(in + 32 * g, x);
-      fbatch<A> lo = x[0], hi = x[0];
-      for (std::size_t k = 1; k < vectors; ++k) {
-        lo = xsimd::min(lo, x[k]);
-        hi = xsimd::max(hi, x[k]);
+    F lo[group], hi[group];
+    I magnitude(0);  // the largest |x| as an integer: a NaN's or an infinity's is at least inf's
+    for (std::size_t g = 0; g < group; ++g) {
+      if (g >= n) {
+        lo[g] = hi[g] = F(0.0f);
+        continue;
       }
-      mins[g] = -max_lane<A>(negate<A>(lo));
-      maxs[g] = max_lane<A>(hi);
-      if (mins[g] == 0.0f || maxs[g] == 0.0f || any_special<A>(x)) special |= 1u << g;
+      F x[vectors];
+      load_block<A>(in + 32 * g, x);
+      lo[g] = x[0];
+      hi[g] = x[0];
+      magnitude = xsimd::max(magnitude, as_int<A>(x[0]) & I(0x7FFFFFFF));
+      for (std::size_t k = 1; k < vectors; ++k) {
+        lo[g] = xsimd::min(lo[g], x[k]);
+        hi[g] = xsimd::max(hi[g], x[k]);
+        magnitude = xsimd::max(magnitude, as_int<A>(x[k]) & I(0x7FFFFFFF));
+      }
     }
-    const fbatch<A> min = fbatch<A>::load_aligned(mins);
-    const fbatch<A> d = div<A>(fbatch<A>::load_aligned(maxs) - min, fbatch<A>(static_cast<float>(top)));
-    const fbatch<A> id = xsimd::select(d == fbatch<A>(0.0f), fbatch<A>(0.0f), div<A>(fbatch<A>(1.0f), d));
-    alignas(64) float ds[group], ids[group];
-    d.store_aligned(ds);
+    const F min = reduce_each<A, false>(lo), max = reduce_each<A, true>(hi);
+    const F d = div<A>(max - min, F(static_cast<float>(top)));
+    const F id = xsimd::select(d == F(0.0f), F(0.0f), div<A>(F(1.0f), d));
+    const F huge(3.0e38f);
+    std::uint32_t special = lane_bits<A>(min == F(0.0f) || max == F(0.0f) || !(d < huge) || !(id < huge));
+    if (xsimd::any(magnitude >= I(0x7F800000))) {  // which blocks: their extremes may be anything
+      for (std::size_t g = 0; g < n; ++g) {
+        F x[vectors];
+        load_block<A>(in + 32 * g, x);
+        if (any_special<A>(x)) special |= 1u << g;
+      }
+    }
+    alignas(64) float mins[group], ids[group];
+    alignas(64) std::int32_t halves[group];  // d's f16 bits, then min's: a block's first four bytes
+    min.store_aligned(mins);
     id.store_aligned(ids);
+    (f16_bits<A>(d) | (f16_bits<A>(min) << 16)).store_aligned(halves);
     for (std::size_t g = 0; g < n; ++g) {
-      if ((special >> g) & 1u || !(ds[g] < 3.0e38f) || !(ids[g] < 3.0e38f)) {
+      if ((special >> g) & 1u) {
         reference(in + 32 * g, out + sizeof(B) * g, 32, nullptr);
         continue;
       }
-      fbatch<A> x[vectors];
+      F x[vectors];
       load_block<A>(in + 32 * g, x);
       std::byte* y = out + sizeof(B) * g;
-      ::gguf::detail::store_le<std::uint16_t>(y, half_of<A>(ds[g]));
-      ::gguf::detail::store_le<std::uint16_t>(y + 2, half_of<A>(mins[g]));
-      ibatch<A> q[vectors];
+      ::gguf::detail::store_le<std::uint32_t>(y, static_cast<std::uint32_t>(halves[g]));
+      I q[vectors];
       for (std::size_t k = 0; k < vectors; ++k) {
-        fbatch<A> p = (x[k] - fbatch<A>(mins[g])) * fbatch<A>(ids[g]);
+        F p = (x[k] - F(mins[g])) * F(ids[g]);
         opaque<A>(p);
-        q[k] = xsimd::batch_cast<std::int32_t>(p + fbatch<A>(0.5f));
-        if constexpr (Bits == 4) q[k] = xsimd::min(q[k], ibatch<A>(top));  // q4_1's MIN(15, ...); q5_1 has none
+        q[k] = xsimd::batch_cast<std::int32_t>(p + F(0.5f));
+        if constexpr (Bits == 4) q[k] = xsimd::min(q[k], I(top));  // q4_1's MIN(15, ...); q5_1 has none
       }
       pack_levels<A, Bits>(q, y + qs_at, y + 4);
     }
@@ -203,29 +220,49 @@ inline void round_with_min(const float* src, std::byte* dst, std::size_t n_block
 
 /**
  * q4_0 / q5_0 rows with importance weights (`scalar::quant::search_symmetric`): make_qx_quants for
- * lanes<A> blocks at once, one block per lane; the scales and the packing as the scalar twin.
+ * lanes<A> blocks at once, one block per lane, and their levels packed in lanes too (byte k of every
+ * block in one batch), so only the finished bytes are moved back into their blocks.
  */
 template <class A, int Bits, class B>
 inline void search_symmetric(const float* x, std::byte* y, std::size_t n, const float* qw) noexcept {
   namespace q = scalar::quant;
   constexpr std::size_t G = lanes<A>;
+  constexpr int nmax = 1 << (Bits - 1);
+  using F = fbatch<A>;
+  using I = ibatch<A>;
   const float sigma2 = q::row_sigma2(x, n);
   alignas(64) float weight[32 * G];
-  std::int8_t L[32 * G];
-  float scale[G];
+  alignas(64) float xt[32][G], wt[32][G];  // transposed: xt[i][j] is weight i of block j
+  alignas(64) std::byte bytes[16][G];      // bytes[k][j]: byte k of block j's qs
+  alignas(64) std::int32_t fifth[G];       // block j's fifth bits (q5_0), bit i weight i's
+  alignas(64) float scales[G];
   const std::size_t nb = n / 32;
   for (std::size_t first = 0; first < nb; first += G) {
     const std::size_t count = nb - first < G ? nb - first : G;
     importance_weights<A>(qw + 32 * first, x + 32 * first, 32 * count, sigma2, weight);
-    make_qx_quants_lanes<A, 32>(x + 32 * first, weight, count, 1 << (Bits - 1), L, scale);
+    transpose_groups<A, 32>(x + 32 * first, count, xt);
+    transpose_groups<A, 32>(weight, count, wt);
+    const qx_choice<A> c = qx_search<A, 32>(xt, wt, nmax);
+    c.scale.store_aligned(scales);
+    const auto live = as_int<A>(xsimd::select(c.live, F(1.0f), F(0.0f))) != I(0);
+    const auto level = [&](std::size_t i) {  // 0 ... 2 nmax - 1, and 0 in a block that is not live
+      return xsimd::select(live, qx_level<A>(c.iscale, F::load_aligned(xt[i]), nmax) + I(nmax), I(0));
+    };
+    I high(0);
+    for (std::size_t k = 0; k < 16; ++k) {
+      const I lo = level(k), hi = level(k + 16);
+      store_low_bytes<A>(bytes[k], (lo & I(0xF)) | ((hi & I(0xF)) << 4));
+      if constexpr (Bits == 5) {
+        high = high | (((lo >> 4) & I(1)) << static_cast<int>(k)) | (((hi >> 4) & I(1)) << static_cast<int>(k + 16));
+      }
+    }
+    if constexpr (Bits == 5) high.store_aligned(fifth);
     for (std::size_t b = 0; b < count; ++b) {
       std::byte* out = y + sizeof(B) * (first + b);
-      q::store_half(out, scale[b]);
-      int levels[32];
-      for (std::size_t j = 0; j < 32; ++j) levels[j] = L[32 * b + j];
+      q::store_half(out, scales[b]);
+      if constexpr (Bits == 5) q::store_le<std::uint32_t>(out + 2, static_cast<std::uint32_t>(fifth[b]));
       std::byte* qs = out + sizeof(B) - 16;
-      for (int j = 0; j < 16; ++j) q::store_le<std::uint8_t>(qs + j, q::nibbles(levels[j] & 0xF, levels[j + 16] & 0xF));
-      if constexpr (Bits == 5) q::store_le<std::uint32_t>(out + 2, q::fifth_bits(levels));
+      for (std::size_t k = 0; k < 16; ++k) qs[k] = bytes[k][b];
     }
   }
 }

@@ -109,13 +109,61 @@ struct neighbour_lanes {
                  std::int8_t* L) const noexcept {
     return nearest_listed<A>(s, entry, xval, weight, scale, L, [](const fbatch<A>& q) { return q; });
   }
+
+  /// `scalar::detail::iq::neighbour_search::levels`: lanes<A> weights of a trial at a time.
+  template <std::size_t N>
+  void levels(const float* xval, const float* ids, std::size_t trials, int kmax, std::int8_t (*Ls)[N]) const noexcept {
+    using F = fbatch<A>;
+    using I = ibatch<A>;
+    static_assert(N % lanes<A> == 0);
+    for (std::size_t t = 0; t < trials; ++t) {
+      const F id(ids[t]);
+      for (std::size_t i = 0; i < N; i += lanes<A>) {
+        const F half_step = F(0.5f) * (mul_rounded<A>(id, F::load_unaligned(xval + i)) - F(1.0f));
+        const I l = xsimd::min(xsimd::max(nearest_int<A>(half_step), I(0)), I(kmax - 1));
+        store_low_bytes<A>(reinterpret_cast<std::byte*>(Ls[t] + i), l);
+      }
+    }
+  }
+
+  /**
+   * `scalar::detail::iq::neighbour_search::sums`: lanes<A> trials at a time, each lane's sums in weight
+   * order (one chain each, where the scalar sums are one chain a trial after another).
+   */
+  template <std::size_t N>
+  void sums(const float* w, const float* xval, const std::int8_t (*Ls)[N], std::size_t trials, float* sumqx,
+            float* sumq2) const noexcept {
+    using F = fbatch<A>;
+    constexpr std::size_t G = lanes<A>;
+    alignas(64) std::int8_t lt[N][G];  // transposed: lt[i][j] is weight i's level in trial first + j
+    alignas(64) float sx[G], s2[G];
+    for (std::size_t first = 0; first < trials; first += G) {
+      const std::size_t count = trials - first < G ? trials - first : G;
+      for (std::size_t j = 0; j < G; ++j) {
+        for (std::size_t i = 0; i < N; ++i) lt[i][j] = j < count ? Ls[first + j][i] : std::int8_t{0};
+      }
+      F sumx(0.0f), sum2(0.0f);
+      for (std::size_t i = 0; i < N; ++i) {
+        const F q = to_float<A>(load_i8<A>(reinterpret_cast<const std::byte*>(lt[i])) * ibatch<A>(2) + ibatch<A>(1));
+        sumx += mul_rounded<A>(F(w[i] * xval[i]), q);
+        sum2 += mul_rounded<A>(mul_rounded<A>(F(w[i]), q), q);
+      }
+      sumx.store_aligned(sx);
+      sum2.store_aligned(s2);
+      for (std::size_t j = 0; j < count; ++j) {
+        sumqx[first + j] = sx[j];
+        sumq2[first + j] = s2[j];
+      }
+    }
+  }
 };
 
 /**
  * `scalar::detail::iq::iq1_searches` in lanes. The split search with lanes<A> consecutive i2 at once: each lane's sums
- * the scalar ones; where a lane of either shift beats the best so far, the search goes on in order, lane by lane, from
- * that lane to the chunk's end, as the scalar loop does (a later lane is judged against the best it would meet there).
- * The first best, exactly.
+ * the scalar ones. The best score only grows and its comparison (sumqx^2 > best * sumq2, sumq2 > 0) rounds
+ * monotonically in it, so a candidate that does not beat the best before a batch beats none after it: only the
+ * candidates that do are replayed, in the scalar loop's order, each against the best it would meet there. The first
+ * best, exactly.
  */
 template <class A>
 struct iq1_searches_lanes {
@@ -130,11 +178,12 @@ struct iq1_searches_lanes {
     const F m0(iq::iq1_xm[0]), m1(iq::iq1_xm[1]), m2(iq::iq1_xm[2]);
     iq::iq1_split r{max, -1, -1, 0};
     float best_score = -FLT_MAX;
-    const auto consider = [&](float sumqx, float sumq2, int i1, int i2, int shift) {
-      if (sumq2 > 0 && sumqx * sumqx > best_score * sumq2) {
-        r.scale = sumqx / sumq2;
-        best_score = r.scale * sumqx;
-        r = {r.scale, i1, i2, shift};
+    // a candidate that beat the best before its batch, against the best so far; its scale and score were
+    // divided in lanes, so the replay's chain is a product and a compare
+    const auto consider = [&](float sumqx, float sumq2, float scale, float score, int i1, int i2, int shift) {
+      if (sumqx * sumqx > best_score * sumq2) {
+        best_score = score;
+        r = {scale, i1, i2, shift};
       }
     };
     for (int i1 = 0; i1 <= 32; ++i1) {
@@ -148,20 +197,26 @@ struct iq1_searches_lanes {
         const F qxm = mul_rounded<A>(a, m0) + mul_rounded<A>(b, m1) + mul_rounded<A>(c, m2);
         const F q2m = mul_rounded<A>(wa * m0, m0) + mul_rounded<A>(wb * m1, m1) + mul_rounded<A>(wc * m2, m2);
         const F best(best_score);
-        const auto beats = ((q2p > zero) & (qxp * qxp > best * q2p)) | ((q2m > zero) & (qxm * qxm > best * q2m));
-        const int live = 33 - i2;  // lanes i2 + k <= 32
-        const std::uint32_t bits = lane_bits<A>(beats & (lane < F(static_cast<float>(live))));
-        if (bits == 0) continue;
-        alignas(64) float sp[G], s2p[G], sm[G], s2m[G];
+        const auto live = lane < F(static_cast<float>(33 - i2));  // lanes i2 + k <= 32
+        const std::uint32_t beats_p = lane_bits<A>((q2p > zero) & (qxp * qxp > best * q2p) & live);
+        const std::uint32_t beats_m = lane_bits<A>((q2m > zero) & (qxm * qxm > best * q2m) & live);
+        std::uint32_t any = beats_p | beats_m;
+        if (any == 0) continue;
+        alignas(64) float sp[G], s2p[G], scp[G], bp[G], sm[G], s2m[G], scm[G], bm[G];
+        const F scale_p = div<A>(qxp, q2p), scale_m = div<A>(qxm, q2m);
         qxp.store_aligned(sp);
         q2p.store_aligned(s2p);
+        scale_p.store_aligned(scp);
+        (scale_p * qxp).store_aligned(bp);
         qxm.store_aligned(sm);
         q2m.store_aligned(s2m);
-        const int end = live < static_cast<int>(G) ? live : static_cast<int>(G);
-        for (int k = std::countr_zero(bits); k < end; ++k) {
+        scale_m.store_aligned(scm);
+        (scale_m * qxm).store_aligned(bm);
+        for (; any != 0; any &= any - 1) {
+          const int k = std::countr_zero(any);
           const auto uk = static_cast<std::size_t>(k);
-          consider(sp[uk], s2p[uk], i1, i2 + k, 1);
-          consider(sm[uk], s2m[uk], i1, i2 + k, -1);
+          if ((beats_p >> k & 1u) != 0) consider(sp[uk], s2p[uk], scp[uk], bp[uk], i1, i2 + k, 1);
+          if ((beats_m >> k & 1u) != 0) consider(sm[uk], s2m[uk], scm[uk], bm[uk], i1, i2 + k, -1);
         }
       }
     }
@@ -227,28 +282,36 @@ struct iq1_searches_lanes {
         }
         const F qx[4] = {px[0] + px[1], px[0] + mx[1], mx[0] + px[1], mx[0] + mx[1]};
         const F q2[4] = {p2[0] + p2[1], p2[0] + m2[1], m2[0] + p2[1], m2[0] + m2[1]};
+        // as in `split`: the candidates that beat the best before this batch, replayed in ggml's order
+        // (split point, then shift choice) against the best so far
         const F best(best_score);
-        auto beats = (q2[0] > zero) & (qx[0] * qx[0] > best * q2[0]);
-        for (std::size_t k = 1; k < 4; ++k) beats = beats | ((q2[k] > zero) & (qx[k] * qx[k] > best * q2[k]));
-        const int live = 17 - static_cast<int>(i2);  // lanes i2 + j <= 16
-        const std::uint32_t bits = lane_bits<A>(beats & (lane < F(static_cast<float>(live))));
-        if (bits == 0) continue;
-        alignas(64) float sqx[4][G], sq2[4][G];
+        const auto live = lane < F(static_cast<float>(17 - static_cast<int>(i2)));  // lanes i2 + j <= 16
+        std::uint32_t beats[4], any = 0;
         for (std::size_t k = 0; k < 4; ++k) {
+          beats[k] = lane_bits<A>((q2[k] > zero) & (qx[k] * qx[k] > best * q2[k]) & live);
+          any |= beats[k];
+        }
+        if (any == 0) continue;
+        // each candidate's scale and score divided in lanes: the replay's chain is a product and a compare
+        alignas(64) float sqx[4][G], sq2[4][G], sscale[4][G], sscore[4][G];
+        for (std::size_t k = 0; k < 4; ++k) {
+          const F scale = div<A>(qx[k], q2[k]);
           qx[k].store_aligned(sqx[k]);
           q2[k].store_aligned(sq2[k]);
+          scale.store_aligned(sscale[k]);
+          (scale * qx[k]).store_aligned(sscore[k]);
         }
-        const int end = live < static_cast<int>(G) ? live : static_cast<int>(G);
-        for (int j = std::countr_zero(bits); j < end; ++j) {  // on in the scalar order from the first that beats
+        for (; any != 0; any &= any - 1) {
+          const int j = std::countr_zero(any);
           const auto uj = static_cast<std::size_t>(j);
-          for (int k = 0; k < 4; ++k) {
+          for (std::size_t k = 0; k < 4; ++k) {
             const float sumqx = sqx[k][uj], sumq2 = sq2[k][uj];
-            if (sumq2 > 0 && sumqx * sumqx > best_score * sumq2) {
-              r.scale = sumqx / sumq2;
-              best_score = r.scale * sumqx;
+            if ((beats[k] >> j & 1u) != 0 && sumqx * sumqx > best_score * sumq2) {
+              r.scale = sscale[k][uj];
+              best_score = sscore[k][uj];
               r.i1 = static_cast<int>(i1);
               r.i2 = static_cast<int>(i2) + j;
-              r.k = k;
+              r.k = static_cast<int>(k);
             }
           }
         }

@@ -190,6 +190,67 @@ inline void make_qkx_quants_lanes(const float* x, const float* w, std::size_t co
   }
 }
 
+/// The level ggml's make_qx_quants gives weight v at inverse scale `iscale`: nearest, clamped to -nmax ... nmax - 1.
+template <class A>
+inline ibatch<A> qx_level(const fbatch<A>& iscale, const fbatch<A>& v, int nmax) noexcept {
+  return xsimd::min(xsimd::max(nearest_int<A>(iscale * v), ibatch<A>(-nmax)), ibatch<A>(nmax - 1));
+}
+
+/// What `qx_search` chose for each lane's group.
+template <class A>
+struct qx_choice {
+  fbatch<A> iscale;                  ///< the inverse scale whose levels won (`qx_level` gives them again)
+  fbatch<A> scale;                   ///< the scale: 0 where the group is not live
+  xsimd::batch_bool<float, A> live;  ///< false for a group below group_max_eps: its levels are all 0
+};
+
+/**
+ * `scalar::quant::make_qx_quants`' search for lanes<A> transposed groups: xt[i][j] is weight i of group
+ * j, wt[i][j] its importance. A trial's levels are not kept: the winning inverse scale gives them again,
+ * as the scalar search does when it stores them. The trials run two at a time, their sums two
+ * independent chains each (a trial's own sums are in weight order, one chain a sum), and their outcomes
+ * are applied in ggml's order.
+ */
+template <class A, std::size_t N>
+inline qx_choice<A> qx_search(const float (&xt)[N][lanes<A>], const float (&wt)[N][lanes<A>], int nmax) noexcept {
+  using F = fbatch<A>;
+  const F zero(0.0f);
+  alignas(64) float wxt[N][lanes<A>];  // w * x, rounded: ggml's first factor of sumlx's terms
+  for (std::size_t i = 0; i < N; ++i) (F::load_aligned(wt[i]) * F::load_aligned(xt[i])).store_aligned(wxt[i]);
+  const auto add_terms = [&](std::size_t i, const F& iscale, F& sumlx, F& suml2) {
+    const F l = to_float<A>(qx_level<A>(iscale, F::load_aligned(xt[i]), nmax));
+    sumlx += mul_rounded<A>(F::load_aligned(wxt[i]), l);
+    suml2 += mul_rounded<A>(mul_rounded<A>(F::load_aligned(wt[i]), l), l);
+  };
+
+  const F max = largest_magnitude<A, N>(xt);
+  const auto live = xsimd::abs(max) >= F(scalar::quant::group_max_eps);  // the others: levels 0, scale 0
+  F chosen = div<A>(F(static_cast<float>(-nmax)), max);
+  F sumlx = zero, suml2 = zero;
+  for (std::size_t i = 0; i < N; ++i) add_terms(i, chosen, sumlx, suml2);
+  F scale = xsimd::select(suml2 == zero, zero, div<A>(sumlx, suml2));  // C's != is true for NaN: see `live`
+  F best_fit = scale * sumlx;
+  const auto consider = [&](const F& iscale, const F& sx, const F& s2) {
+    const auto better = live && s2 > zero && sx * sx > best_fit * s2;
+    chosen = xsimd::select(better, iscale, chosen);
+    scale = xsimd::select(better, div<A>(sx, s2), scale);
+    best_fit = xsimd::select(better, scale * sx, best_fit);
+  };
+  const auto trial = [&](int is) { return div<A>(F(-(static_cast<float>(nmax) + scalar::quant::mul(0.1f, is))), max); };
+  constexpr int steps[18] = {-9, -8, -7, -6, -5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6, 7, 8, 9};  // ggml's, 0 excluded
+  for (std::size_t s = 0; s < 18; s += 2) {
+    const F ia = trial(steps[s]), ib = trial(steps[s + 1]);
+    F ax = zero, a2 = zero, bx = zero, b2 = zero;
+    for (std::size_t i = 0; i < N; ++i) {
+      add_terms(i, ia, ax, a2);
+      add_terms(i, ib, bx, b2);
+    }
+    consider(ia, ax, a2);
+    consider(ib, bx, b2);
+  }
+  return {chosen, xsimd::select(live, scale, zero), live};
+}
+
 /**
  * `scalar::quant::make_qx_quants` for lanes<A> groups of N weights at once, lane j the group at
  * x + N * j with importance weights qw + N * j (or x^2 without them); `count` groups are real. Writes
@@ -209,58 +270,18 @@ inline void make_qx_quants_lanes(const float* x, const float* qw, std::size_t co
   } else {
     for (std::size_t i = 0; i < N; ++i) (F::load_aligned(xt[i]) * F::load_aligned(xt[i])).store_aligned(wt[i]);
   }
-  const auto X = [&](std::size_t i) { return F::load_aligned(xt[i]); };
-  const auto W = [&](std::size_t i) { return F::load_aligned(wt[i]); };
-  const F zero(0.0f);
-  const auto level = [&](const F& iscale, const F& v) {  // as a float: exact, -nmax ... nmax - 1
-    const I l = nearest_int<A>(iscale * v);
-    return to_float<A>(xsimd::min(xsimd::max(l, I(-nmax)), I(nmax - 1)));
-  };
-
-  const F max = largest_magnitude<A, N>(xt);
-  const auto live = xsimd::abs(max) >= F(scalar::quant::group_max_eps);  // the others: levels 0, scale 0
-
-  alignas(64) float best[N][G];  // levels
-  F sumlx = zero, suml2 = zero;
-  F iscale = div<A>(F(static_cast<float>(-nmax)), max);
+  const qx_choice<A> c = qx_search<A, N>(xt, wt, nmax);
+  alignas(64) float scales[G];
+  c.scale.store_aligned(scales);
+  for (std::size_t j = 0; j < count; ++j) scale_out[j] = scales[j];
+  if (!L) return;
+  const auto live = as_int<A>(xsimd::select(c.live, F(1.0f), F(0.0f))) != I(0);
+  alignas(64) std::int32_t levels[N][G];
   for (std::size_t i = 0; i < N; ++i) {
-    const F xi = X(i), wi = W(i);
-    const F l = level(iscale, xi);
-    l.store_aligned(best[i]);
-    sumlx += mul_rounded<A>(wi * xi, l);
-    suml2 += mul_rounded<A>(mul_rounded<A>(wi, l), l);
+    xsimd::select(live, qx_level<A>(c.iscale, F::load_aligned(xt[i]), nmax) + I(nmax), I(0)).store_aligned(levels[i]);
   }
-  F scale = xsimd::select(suml2 == zero, zero, div<A>(sumlx, suml2));  // C's != is true for NaN: see `live` above
-  F best_fit = scale * sumlx;
-  for (int is = -9; is <= 9; ++is) {
-    if (is == 0) continue;
-    iscale = div<A>(F(-(static_cast<float>(nmax) + scalar::quant::mul(0.1f, is))), max);
-    sumlx = suml2 = zero;
-    alignas(64) float trial[N][G];
-    for (std::size_t i = 0; i < N; ++i) {
-      const F xi = X(i), wi = W(i);
-      const F l = level(iscale, xi);
-      l.store_aligned(trial[i]);
-      sumlx += mul_rounded<A>(wi * xi, l);
-      suml2 += mul_rounded<A>(mul_rounded<A>(wi, l), l);
-    }
-    const auto better = live && suml2 > zero && sumlx * sumlx > best_fit * suml2;
-    if (!xsimd::any(better)) continue;
-    for (std::size_t i = 0; i < N; ++i) {
-      xsimd::select(better, F::load_aligned(trial[i]), F::load_aligned(best[i])).store_aligned(best[i]);
-    }
-    scale = xsimd::select(better, div<A>(sumlx, suml2), scale);
-    best_fit = xsimd::select(better, scale * sumlx, best_fit);
-  }
-  alignas(64) float scales[G], lives[G];
-  xsimd::select(live, scale, zero).store_aligned(scales);
-  xsimd::select(live, F(1.0f), zero).store_aligned(lives);
   for (std::size_t j = 0; j < count; ++j) {
-    scale_out[j] = scales[j];
-    for (std::size_t i = 0; i < N; ++i) {
-      const int l = static_cast<int>(best[i][j]) + nmax;
-      L[N * j + i] = lives[j] != 0.0f ? static_cast<std::int8_t>(l) : std::int8_t{0};
-    }
+    for (std::size_t i = 0; i < N; ++i) L[N * j + i] = static_cast<std::int8_t>(levels[i][j]);
   }
 }
 

@@ -121,8 +121,9 @@ inline std::int8_t level_at(float id, float x, int kmax) noexcept {
 }
 
 /**
- * `best_neighbour` as the IQ quantizers' policy for their neighbour searches (SIMD twins pass their own,
- * which finds the same point).
+ * The IQ quantizers' searches as a policy, ggml's here (SIMD twins pass their own, which give the same
+ * levels, sums and points): the level of every weight at every trial scale, the trials' sums, and the
+ * neighbour search of a group off the grid.
  */
 struct neighbour_search {
   /// best_neighbour(s, entry, xval, weight, scale, L)
@@ -130,6 +131,21 @@ struct neighbour_search {
   int operator()(const Search& s, std::int32_t entry, const float* xval, const float* weight, float scale,
                  std::int8_t* L) const noexcept {
     return best_neighbour(s, entry, xval, weight, scale, L);
+  }
+
+  /// Ls[t][i] = level_at(ids[t], xval[i], kmax) for the first `trials` rows.
+  template <std::size_t N>
+  void levels(const float* xval, const float* ids, std::size_t trials, int kmax, std::int8_t (*Ls)[N]) const noexcept {
+    for (std::size_t t = 0; t < trials; ++t) {
+      for (std::size_t i = 0; i < N; ++i) Ls[t][i] = level_at(ids[t], xval[i], kmax);
+    }
+  }
+
+  /// level_sums of each of the first `trials` rows of levels into sumqx[t], sumq2[t].
+  template <std::size_t N>
+  void sums(const float* w, const float* xval, const std::int8_t (*Ls)[N], std::size_t trials, float* sumqx,
+            float* sumq2) const noexcept {
+    for (std::size_t t = 0; t < trials; ++t) level_sums(w, xval, Ls[t], N, sumqx[t], sumq2[t]);
   }
 };
 
@@ -148,40 +164,70 @@ int snap_group(const Search& s, const float* xval, const float* waux, float id, 
 }
 
 /**
- * The scale search shared by iq2_xs, iq2_s, iq3_xxs and iq3_s: inverse scales (2 kmax - 1 + is * step) / max
- * for is in -is_max..is_max, each group snapped to the grid, the best by sum(w x q)^2 / sum(w q^2); then the
- * groups that were off the grid (all with refine_all) snapped again at the best scale.
+ * The trial scales of an IQ grid search, ggml's loop: for each inverse scale ids[t] in order, every group
+ * snapped to the grid (its nearest levels, or when they are not a grid point the best neighbour at
+ * 1 / ids[t]), and the levels kept in L with scale sum(w x q) / sum(w q^2) where sum(w x q)^2 / sum(w q^2)
+ * beats the best so far (starting from 0, so L and scale stay as given when no trial wins). Every trial is
+ * independent of the others until they are compared, so the policy computes all trials' levels, then the
+ * groups off the grid are searched in trial order, then the policy sums every trial and they are compared
+ * in order: ggml's operations, reordered only where nothing depends on the order.
+ * @param on_grid where non-null, which groups of the winning trial were grid points (unchanged when none
+ * wins) @return false where ggml asserts (a neighbour search that found nothing)
+ */
+template <std::size_t N, class Search, class Neighbours>
+bool best_trial(const Search& s, const float* xval, const float* weight, const float* waux, const float* ids,
+                std::size_t trials, int kmax, std::int8_t* L, float& scale, bool* on_grid,
+                const Neighbours& nb) noexcept {
+  constexpr std::size_t G = Search::dims, ng = N / G, most = 31;  // 2 * 15 + 1: the widest search, iq3_s's
+  if (trials > most) return false;
+  alignas(64) std::int8_t Ls[most][N];
+  bool grid_point[most][ng];
+  nb.template levels<N>(xval, ids, trials, kmax, Ls);
+  for (std::size_t t = 0; t < trials; ++t) {
+    const float trial_scale = 1 / ids[t];
+    for (std::size_t k = 0; k < ng; ++k) {
+      const std::int32_t e = s.lookup(Ls[t] + G * k);
+      grid_point[t][k] = e >= 0;
+      if (e < 0 && nb(s, e, xval + G * k, waux + G * k, trial_scale, Ls[t] + G * k) < 0) return false;
+    }
+  }
+  float sumqx[most], sumq2[most];
+  nb.template sums<N>(weight, xval, Ls, trials, sumqx, sumq2);
+  float best = 0;
+  for (std::size_t t = 0; t < trials; ++t) {
+    if (sumq2[t] > 0 && sumqx[t] * sumqx[t] > best * sumq2[t]) {
+      scale = sumqx[t] / sumq2[t];
+      best = scale * sumqx[t];
+      std::memcpy(L, Ls[t], N);
+      if (on_grid != nullptr) std::memcpy(on_grid, grid_point[t], ng);
+    }
+  }
+  return true;
+}
+
+/**
+ * The scale search shared by iq2_xs, iq2_s, iq3_xxs and iq3_s: best_trial over the inverse scales
+ * (2 kmax - 1 + is * step) / max for is in -is_max..is_max, from L = 0 and scale max / (2 kmax - 1); then
+ * the groups that were off the grid (all with refine_all) snapped again at the best scale.
  * @return false where ggml asserts (a neighbour search that found nothing)
  */
 template <std::size_t N, class Search, class Neighbours>
 bool fit_levels(const Search& s, const float* xval, const float* weight, const float* waux, float max, int kmax,
                 int is_max, float step, bool refine_all, std::int8_t* L, float& scale_out,
                 const Neighbours& nb) noexcept {
-  constexpr std::size_t G = Search::dims, ng = N / G;
-  std::array<bool, ng> is_on_grid{};
-  is_on_grid.fill(!refine_all);  // iq3_s starts with every group "off" the grid
-  float best = 0;
+  constexpr std::size_t G = Search::dims, ng = N / G, most = 31;
+  if (is_max < 0 || is_max > 15) return false;
+  const std::size_t trials = 2 * static_cast<std::size_t>(is_max) + 1;
+  float ids[most];
+  for (std::size_t t = 0; t < trials; ++t) {
+    const float is = static_cast<float>(static_cast<int>(t) - is_max);
+    ids[t] = (static_cast<float>(2 * kmax - 1) + mul(is, step)) / max;
+  }
+  bool is_on_grid[ng];
+  for (bool& g : is_on_grid) g = !refine_all;  // iq3_s starts with every group "off" the grid
   float scale = max / static_cast<float>(2 * kmax - 1);
   for (std::size_t i = 0; i < N; ++i) L[i] = 0;
-  for (int is = -is_max; is <= is_max; ++is) {
-    const float id = (static_cast<float>(2 * kmax - 1) + mul(static_cast<float>(is), step)) / max;
-    const float this_scale = 1 / id;
-    std::array<std::int8_t, N> Laux{};
-    std::array<bool, ng> aux{};
-    for (std::size_t k = 0; k < ng; ++k) {
-      if (snap_group(s, xval + G * k, waux + G * k, id, this_scale, kmax, Laux.data() + G * k, aux[k], nb) < 0) {
-        return false;
-      }
-    }
-    float sumqx, sumq2;
-    level_sums(weight, xval, Laux.data(), N, sumqx, sumq2);
-    if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
-      scale = sumqx / sumq2;
-      best = scale * sumqx;
-      std::memcpy(L, Laux.data(), N);
-      is_on_grid = aux;
-    }
-  }
+  if (!best_trial<N>(s, xval, weight, waux, ids, trials, kmax, L, scale, is_on_grid, nb)) return false;
   bool any_off = false;
   for (bool g : is_on_grid) any_off = any_off || !g;
   if (any_off && scale > 0) {
@@ -464,24 +510,12 @@ template <class Neighbours = detail::iq::neighbour_search>
       for (std::size_t i = 0; i < 32; ++i) L[i] = static_cast<std::int8_t>(Lu[i]);
       const float eff_max = scale * kmax;
       if (eff_max <= 0) continue;
-      float best = 0;
+      float ids[13];
       for (int is = -6; is <= 6; ++is) {
-        const float id = (static_cast<float>(2 * kmax - 1) + iq::mul(static_cast<float>(is), 0.1f)) / eff_max;
-        const float this_scale = 1 / id;
-        std::int8_t Laux[32];
-        bool unused;
-        for (std::size_t k = 0; k < 4; ++k) {
-          if (iq::snap_group(grid, xval + 8 * k, waux + 8 * k, id, this_scale, kmax, Laux + 8 * k, unused, nb) < 0) {
-            return errc::out_of_range;
-          }
-        }
-        float sumqx, sumq2;
-        iq::level_sums(weight, xval, Laux, 32, sumqx, sumq2);
-        if (sumq2 > 0 && sumqx * sumqx > best * sumq2) {
-          scale = sumqx / sumq2;
-          best = scale * sumqx;
-          std::memcpy(L, Laux, 32);
-        }
+        ids[is + 6] = (static_cast<float>(2 * kmax - 1) + iq::mul(static_cast<float>(is), 0.1f)) / eff_max;
+      }
+      if (!iq::best_trial<32>(grid, xval, weight, waux, ids, 13, kmax, L, scale, nullptr, nb)) {
+        return errc::out_of_range;
       }
       if (scale > 0) {  // every group again at the best scale
         const float id = 1 / scale;
