@@ -2,8 +2,8 @@
 //               [--token-embedding-type T] [--leave-output-tensor] [--pure] [--dry-run] IN OUT FTYPE
 //
 // Quantizes a model as llama.cpp's llama-quantize does, to the same bytes: the same type for every tensor
-// (llama.cpp's mixes), the same metadata, the same quantizers. Streams tensor by tensor, a window of rows
-// at a time; writes beside OUT, flushes and renames, so an error leaves no partial file.
+// (llama.cpp's mixes), the same metadata, the same quantizers. Streams: the threads convert units of rows
+// ahead of the writing; writes beside OUT, flushes and renames, so an error leaves no partial file.
 #include <gguf/gguf.hpp>
 
 #include <chrono>
@@ -32,7 +32,7 @@ constexpr cli::tool tool{
     "  --imatrix FILE              importance weights from llama-imatrix (its GGUF format or the legacy\n"
     "                              .dat); the file's name, dataset, entry and chunk counts are recorded\n"
     "                              under quantize.imatrix.*, as llama-quantize records them\n"
-    "  --threads N                 threads converting each tensor (default: every core); the bytes do not\n"
+    "  --threads N                 threads converting (default: every core); the bytes do not\n"
     "                              depend on it\n"
     "  --allow-requantize          accept quantized tensors in IN: they are dequantized, then quantized\n"
     "  --output-tensor-type T      output.weight's type (a ggml type name: q8_0, f16, ...)\n"

@@ -5,7 +5,11 @@
 
 #include <gguf/gguf.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <initializer_list>
+#include <iterator>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -251,7 +255,9 @@ TEST_CASE("check_finite: the floats ggml_validate_row_data checks, per type") {
 namespace {
 
 /// A one-block llama of f32 weights (random, fixed seed), written to `path`: enough for llama.cpp's mixes.
-void write_tiny_llama(const std::filesystem::path& path, std::vector<std::vector<float>>& data, bool with_4d = false) {
+/// The tensors named in `poisoned` hold an infinity (their quantized blocks get an infinite scale).
+void write_tiny_llama(const std::filesystem::path& path, std::vector<std::vector<float>>& data, bool with_4d = false,
+                      std::initializer_list<std::string_view> poisoned = {}) {
   gguf::writer w;
   REQUIRE(w.set("general.architecture", gguf::value("llama")));
   REQUIRE(w.set("general.file_type", gguf::value(std::uint32_t{0})));
@@ -271,6 +277,7 @@ void write_tiny_llama(const std::filesystem::path& path, std::vector<std::vector
       state = state * 1664525u + 1013904223u;
       x = static_cast<float>(static_cast<std::int32_t>(state)) * 1e-10f;
     }
+    if (std::ranges::find(poisoned, name) != poisoned.end()) v[v.size() / 2] = std::numeric_limits<float>::infinity();
     data.push_back(std::move(v));
     const auto& d = data.back();
     REQUIRE(w.add_tensor(name, ggml_type::f32, ne, std::as_bytes(std::span(d))));
@@ -363,6 +370,36 @@ TEST_CASE("quantize_model: llama.cpp's file, every tensor what gguf::quantize ma
     CHECK(gguf::quantize_model(*m, dir / "refused.gguf", *gguf::find_ftype("IQ2_XS"), opt).error().code ==
           errc::not_found);
     CHECK_FALSE(std::filesystem::exists(dir / "refused.gguf"));
+  }
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+
+TEST_CASE("quantize_model: the first tensor in the file's order that fails is the error, whatever the threads") {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "gguf-test-quantize-model-fails";
+  std::filesystem::create_directories(dir);
+  {
+    std::vector<std::vector<float>> data;
+    // two tensors whose q4_K blocks get an infinite scale (llama.cpp refuses them after quantizing); the
+    // threads convert ahead of the writer and may reach the second one first
+    write_tiny_llama(dir / "in.gguf", data, false, {"blk.0.attn_k.weight", "blk.0.ffn_gate.weight"});
+    auto m = gguf::open_model(dir / "in.gguf");
+    REQUIRE(m);
+    for (const unsigned threads : {1u, 2u, 4u}) {
+      for (const std::size_t chunk : {std::size_t{256}, std::size_t{1} << 20}) {
+        CAPTURE(threads);
+        CAPTURE(chunk);
+        gguf::quantize_model_options opt;
+        opt.n_threads = threads;
+        opt.chunk_weights = chunk;
+        const auto r = gguf::quantize_model(*m, dir / "out.gguf", *gguf::find_ftype("Q4_K_M"), opt);
+        REQUIRE_FALSE(r);
+        CHECK(r.error().code == errc::out_of_range);
+        CHECK(r.error().subject() == "blk.0.attn_k.weight");
+        CHECK_FALSE(std::filesystem::exists(dir / "out.gguf"));
+      }
+    }
+    CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 1);
   }
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "gguf/dequantize.hpp"
+#include "gguf/detail/ordered_pipeline.hpp"
 #include "gguf/format/check_finite.hpp"
 #include "gguf/format/file_type.hpp"
 #include "gguf/format/owned_value.hpp"
@@ -30,9 +31,9 @@
 /**
  * @file
  * A whole model quantized as llama.cpp's `llama_model_quantize` does it, streamed: `quantized_writer`
- * gives a `writer` whose tensors are converted while it writes, a window of rows at a time (memory stays
- * about `n_threads * chunk_weights` floats and their converted bytes, whatever the tensor's or the
- * model's size: every tensor converts through one reused workspace), and `quantize_model` plans,
+ * gives a `writer` whose tensors are converted while it writes, in units of `chunk_weights` weights that
+ * `n_threads` threads make ahead of the writing (memory stays about `n_threads` units of floats and
+ * `2 * n_threads` of converted bytes, whatever the tensor's or the model's size), and `quantize_model` plans,
  * checks and saves in one call. For the same model, file type, options and importance matrix, the
  * file's bytes are llama.cpp's.
  */
@@ -52,10 +53,11 @@ struct quantize_model_options {
   quantize_options types;
   /// Importance weights per tensor; empty for none.
   importance_source importance;
-  /// Threads converting each window of rows, the writing thread included (the bytes do not depend on it).
+  /// Threads converting, the writing thread included (the bytes do not depend on it).
   unsigned n_threads = 1;
-  /// Weights each thread converts at a time: the window is `n_threads` of these, rounded to whole rows.
-  std::size_t chunk_weights = std::size_t{1} << 22;
+  /// Weights a thread converts at a time (a unit of whole rows, at least one, never across tensors):
+  /// small enough that the threads finish together, large enough that a unit's hand-over costs nothing.
+  std::size_t chunk_weights = std::size_t{1} << 20;
   /// Keys set last, in order, as llama.cpp's `kv_overrides` (llama-quantize adds `quantize.imatrix.*`).
   std::vector<std::pair<std::string, value>> extra_keys;
 };
@@ -63,105 +65,110 @@ struct quantize_model_options {
 /// @cond INTERNAL
 namespace quantize_impl {
 
-struct tensor_job;
-
-/// The buffers every tensor of one writer converts through, one tensor at a time (the writer produces its
-/// tensors in order): the memory stays ~ one window and the threads' floats, whatever the model's size.
-struct workspace {
-  const tensor_job* owner = nullptr;  // whose rows `window` holds
-  std::vector<std::byte> window;      // the converted bytes of whole rows
-  std::uint64_t window_at = 0;        // where they start in the owner's data
-  std::vector<std::vector<float>> scratch;
-};
-
-/// One tensor being converted: the source, the target type, and the shared workspace.
+/// One tensor to convert: its source, its target type and importance weights, and its units of rows.
 struct tensor_job {
   const tensor_info* t = nullptr;
   ggml_type to = ggml_type::f32;
   std::span<const float> importance;  // empty, or ne[0] (shared by every matrix), or ne[0] * ne[2]
-  unsigned n_threads = 1;
-  std::size_t chunk_weights = 0;
-  std::uint64_t row_bytes = 0;
-  std::shared_ptr<workspace> ws;
+  std::uint64_t row_bytes = 0;        // of the converted rows
+  std::uint64_t rows_per_unit = 1;
+  std::uint64_t first_unit = 0;  // its units are first_unit .. first_unit + ceil(rows / rows_per_unit) - 1
+};
 
-  /// Converts rows [first, first + n) into `out` with the scratch of thread `k`.
-  result<void> convert(std::uint64_t first, std::uint64_t n, std::span<std::byte> out, unsigned k) noexcept {
-    const std::uint64_t per_row = t->ne[0], rows_per_matrix = t->ne[1];
-    std::vector<float>& f = ws->scratch[k];
-    const std::uint64_t step = std::max<std::uint64_t>(1, f.size() / per_row);
-    for (std::uint64_t r = first; r < first + n;) {
-      // never across a matrix: each has its own slice of the importance weights
-      const std::uint64_t matrix = r / rows_per_matrix;
-      const std::uint64_t end = std::min({first + n, r + step, (matrix + 1) * rows_per_matrix});
-      const std::span<float> x(f.data(), static_cast<std::size_t>((end - r) * per_row));
-      GGUF_TRY(dequantize_rows(*t, r, end - r, x));
-      std::span<const float> w;
-      if (!importance.empty()) {
-        w = importance.size() == per_row
-                ? importance
-                : importance.subspan(static_cast<std::size_t>(matrix * per_row), static_cast<std::size_t>(per_row));
-      }
-      const auto at = static_cast<std::size_t>((r - first) * row_bytes);
-      const auto bytes = static_cast<std::size_t>((end - r) * row_bytes);
-      const auto q = quantize(to, x, static_cast<std::size_t>(per_row), out.subspan(at, bytes), w);
-      if (!q) return error(q.error()).about(t->name);
-      r = end;
-    }
-    return {};
+/**
+ * Every tensor one writer converts, in the file's order, cut into units of whole rows (never across
+ * tensors) that a pipeline of threads converts ahead of the writer, across tensor boundaries: while the
+ * writer's thread copies and writes one unit, the others are being made (and the writer's thread makes
+ * units itself rather than wait). The bytes do not depend on the cut: every row is quantized alone.
+ */
+class conversion {
+ public:
+  /// Adds the next tensor to convert (in the file's order); returns its index for `produce`.
+  std::size_t add(tensor_job job) {
+    job.first_unit = n_units_;
+    n_units_ += (job.t->n_rows() + job.rows_per_unit - 1) / job.rows_per_unit;
+    jobs_.push_back(job);
+    return jobs_.size() - 1;
   }
 
-  /// Converts the window of rows that holds byte `offset` of the tensor's data.
-  result<void> fill(std::uint64_t offset) {
-    const std::uint64_t rows = t->n_rows(), first = offset / row_bytes;
-    const std::uint64_t per_thread = std::max<std::uint64_t>(1, chunk_weights / t->ne[0]);
-    const std::uint64_t n = std::min(rows - first, per_thread * n_threads);
-    std::vector<std::byte>& window = ws->window;
-    ws->owner = nullptr;  // until the rows are whole
-    window.resize(static_cast<std::size_t>(n * row_bytes));
-    ws->window_at = first * row_bytes;
-    const auto threads = static_cast<unsigned>(std::min<std::uint64_t>(n_threads, n));
-    if (ws->scratch.size() < threads) ws->scratch.resize(threads);
-    for (unsigned k = 0; k < threads; ++k) {
-      ws->scratch[k].resize(static_cast<std::size_t>(std::min(per_thread, n) * t->ne[0]));
-    }
-    std::vector<result<void>> results(threads);
-    const auto work = [&](unsigned k) {
-      const std::uint64_t a = n * k / threads, b = n * (k + 1) / threads;
-      const std::span<std::byte> out(window.data() + a * row_bytes, static_cast<std::size_t>((b - a) * row_bytes));
-      results[k] = convert(first + a, b - a, out, k);
-    };
-    std::vector<std::thread> workers;
-    workers.reserve(threads - 1);
-    for (unsigned k = 1; k < threads; ++k) workers.emplace_back(work, k);
-    work(0);
-    for (std::thread& th : workers) th.join();
-    for (const result<void>& r : results) GGUF_TRY(r);
-    // llama.cpp checks what it made (ggml_validate_row_data) and stops at a NaN or infinite scale.
-    if (const result<void> ok = check_finite(to, window); !ok) {
-      error e = ok.error();
-      e.detail = "the quantized data has a NaN or infinite scale (llama.cpp: quantized data validation failed)";
-      e.offset = error::no_offset;
-      return e.about(t->name);
-    }
-    ws->owner = this;
-    return {};
+  /// Starts nothing yet: the workers start with the first unit the writer asks for.
+  void prepare(unsigned n_threads) {
+    scratch_.resize(n_threads);
+    pipeline_ = std::make_unique<detail::ordered_pipeline>(
+        n_units_, n_threads, [this](std::uint64_t unit, std::vector<std::byte>& bytes, unsigned thread) {
+          return make(unit, bytes, thread);
+        });
   }
 
-  /// The writer's producer: bytes [offset, offset + out.size()) of the converted tensor.
-  result<void> produce(std::uint64_t offset, std::span<std::byte> out) {
+  /// The writer's producer for job `j`: bytes [offset, offset + out.size()) of the converted tensor.
+  result<void> produce(std::size_t j, std::uint64_t offset, std::span<std::byte> out) {
+    const tensor_job& job = jobs_[j];
+    const std::uint64_t unit_bytes = job.rows_per_unit * job.row_bytes;
     while (!out.empty()) {
-      const std::vector<std::byte>& window = ws->window;
-      if (ws->owner != this || offset < ws->window_at || offset >= ws->window_at + window.size()) {
-        GGUF_TRY(fill(offset));
-      }
-      const auto from = static_cast<std::size_t>(offset - ws->window_at);
-      const std::size_t n = std::min(out.size(), window.size() - from);
-      std::copy_n(window.data() + from, n, out.data());
+      const std::uint64_t local = offset / unit_bytes;
+      auto bytes = pipeline_->acquire(job.first_unit + local);
+      if (!bytes) return bytes.error();
+      const auto from = static_cast<std::size_t>(offset - local * unit_bytes);
+      const std::size_t n = std::min(out.size(), bytes->size() - from);
+      std::copy_n(bytes->data() + from, n, out.data());
       out = out.subspan(n);
       offset += n;
     }
     return {};
   }
+
+ private:
+  // Converts unit `unit` into `bytes` with the scratch floats of `thread`, and checks what it made.
+  result<void> make(std::uint64_t unit, std::vector<std::byte>& bytes, unsigned thread) {
+    const auto it = std::upper_bound(jobs_.begin(), jobs_.end(), unit,
+                                     [](std::uint64_t u, const tensor_job& job) { return u < job.first_unit; });
+    const tensor_job& job = *(it - 1);
+    const std::uint64_t first = (unit - job.first_unit) * job.rows_per_unit;
+    const std::uint64_t n = std::min(job.rows_per_unit, job.t->n_rows() - first);
+    bytes.resize(static_cast<std::size_t>(n * job.row_bytes));
+    std::vector<float>& f = scratch_[thread];
+    f.resize(static_cast<std::size_t>(job.rows_per_unit * job.t->ne[0]));
+    GGUF_TRY(convert(job, first, n, bytes, f));
+    // llama.cpp checks what it made (ggml_validate_row_data) and stops at a NaN or infinite scale.
+    if (const result<void> ok = check_finite(job.to, bytes); !ok) {
+      error e = ok.error();
+      e.detail = "the quantized data has a NaN or infinite scale (llama.cpp: quantized data validation failed)";
+      e.offset = error::no_offset;
+      return e.about(job.t->name);
+    }
+    return {};
+  }
+
+  // Converts rows [first, first + n) of the job's tensor into `out`, through the floats `f`.
+  static result<void> convert(const tensor_job& job, std::uint64_t first, std::uint64_t n, std::span<std::byte> out,
+                              std::span<float> f) {
+    const tensor_info& t = *job.t;
+    const std::uint64_t per_row = t.ne[0], rows_per_matrix = t.ne[1];
+    for (std::uint64_t r = first; r < first + n;) {
+      // never across a matrix: each has its own slice of the importance weights
+      const std::uint64_t matrix = r / rows_per_matrix;
+      const std::uint64_t end = std::min({first + n, r + job.rows_per_unit, (matrix + 1) * rows_per_matrix});
+      const std::span<float> x = f.first(static_cast<std::size_t>((end - r) * per_row));
+      GGUF_TRY(dequantize_rows(t, r, end - r, x));
+      std::span<const float> w;
+      if (!job.importance.empty()) {
+        w = job.importance.size() == per_row
+                ? job.importance
+                : job.importance.subspan(static_cast<std::size_t>(matrix * per_row), static_cast<std::size_t>(per_row));
+      }
+      const auto at = static_cast<std::size_t>((r - first) * job.row_bytes);
+      const auto bytes = static_cast<std::size_t>((end - r) * job.row_bytes);
+      const auto q = quantize(job.to, x, static_cast<std::size_t>(per_row), out.subspan(at, bytes), w);
+      if (!q) return error(q.error()).about(t.name);
+      r = end;
+    }
+    return {};
+  }
+
+  std::vector<tensor_job> jobs_;
+  std::uint64_t n_units_ = 0;
+  std::vector<std::vector<float>> scratch_;             // per thread
+  std::unique_ptr<detail::ordered_pipeline> pipeline_;  // last: its workers stop before the rest goes
 };
 
 }  // namespace quantize_impl
@@ -173,7 +180,8 @@ struct tensor_job {
  * `general.quantization_version` and `general.file_type` set as ggml's gguf_set_val_u32 sets them, the
  * split keys removed, `opt.extra_keys` set last) and the tensors in `plan`'s output order, each copied or
  * converted (to floats, then to its type, with its importance weights, matrix by matrix) as `plan` says.
- * The converting producers share one workspace: call them one at a time, as the writer does.
+ * The converting producers share one pipeline of threads: call them one at a time, as the writer does
+ * (in the file's order is the fast path; any other order gives the same bytes, later).
  *
  * Everything that can be checked before a byte is written is: the importance weights of every tensor to
  * convert (llama.cpp's rules: an entry of `ne[0] * ne[2]` weights, or of `ne[0]` for one matrix, all
@@ -198,7 +206,8 @@ inline result<writer> quantized_writer(const model& m, const ftype_info& ftype, 
   for (std::string_view k : {split_keys::no, split_keys::count, split_keys::tensors_count}) w.remove(k);
   for (const auto& [key, v] : opt.extra_keys) GGUF_TRY(w.set(key, v));
 
-  const auto ws = std::make_shared<quantize_impl::workspace>();  // one tensor at a time: one workspace
+  // one writer, one conversion: its producers are called one at a time, in the file's order when it writes
+  const auto conv = std::make_shared<quantize_impl::conversion>();
   std::vector<const tensor_plan*> order(plan.size());
   for (const tensor_plan& p : plan) {
     if (p.output_index >= order.size() || p.index >= tensors.size() || order[p.output_index]) {
@@ -212,13 +221,12 @@ inline result<writer> quantized_writer(const model& m, const ftype_info& ftype, 
       GGUF_TRY(w.add_tensor(t.name, t.type, t.dims(), t.data, t.byte_order));
       continue;
     }
-    auto job = std::make_shared<quantize_impl::tensor_job>();
-    job->ws = ws;
-    job->t = &t;
-    job->to = p->to;
-    job->n_threads = std::max(1u, opt.n_threads);
-    job->chunk_weights = std::max<std::size_t>(1, opt.chunk_weights);
-    job->row_bytes = t.ne[0] / traits(p->to).block_size * traits(p->to).type_size;
+    quantize_impl::tensor_job job;
+    job.t = &t;
+    job.to = p->to;
+    job.row_bytes = t.ne[0] / traits(p->to).block_size * traits(p->to).type_size;
+    job.rows_per_unit =
+        std::max<std::uint64_t>(1, std::max<std::size_t>(1, opt.chunk_weights) / std::max<std::uint64_t>(1, t.ne[0]));
     if (opt.importance) {
       const std::span<const float> imp = opt.importance(t.name);
       const std::uint64_t per_matrix = t.ne[0], all = t.ne[0] * t.ne[2];
@@ -231,18 +239,21 @@ inline result<writer> quantized_writer(const model& m, const ftype_info& ftype, 
         return error{errc::size_mismatch, "the importance weights are not one per column (times the experts)"}.about(
             t.name);
       }
-      if (imp.size() == all || imp.size() == per_matrix) job->importance = imp;
-      for (const float v : job->importance) {
+      if (imp.size() == all || imp.size() == per_matrix) job.importance = imp;
+      for (const float v : job.importance) {
         if (!std::isfinite(v))
           return error{errc::out_of_range, "the importance weights are not all finite"}.about(t.name);
       }
     }
-    if (job->importance.empty() && (p->needs_imatrix || kernels::requires_importance(p->to))) {
+    if (job.importance.empty() && (p->needs_imatrix || kernels::requires_importance(p->to))) {
       return error{errc::not_found, "this type needs importance weights and the imatrix has none for it"}.about(t.name);
     }
-    GGUF_TRY(w.add_tensor(t.name, p->to, t.dims(),
-                          [job](std::uint64_t offset, std::span<std::byte> out) { return job->produce(offset, out); }));
+    const std::size_t j = conv->add(job);
+    GGUF_TRY(w.add_tensor(t.name, p->to, t.dims(), [conv, j](std::uint64_t offset, std::span<std::byte> out) {
+      return conv->produce(j, offset, out);
+    }));
   }
+  conv->prepare(std::max(1u, opt.n_threads));
   return w;
 }
 

@@ -67,7 +67,11 @@ class output_file final : public sink {
   output_file& operator=(const output_file&) = delete;
   /// Takes over `o`'s file (`o` is left closed).
   output_file(output_file&& o) noexcept
-      : handle_(std::exchange(o.handle_, invalid)), path_(std::move(o.path_)), temporary_(o.temporary_) {}
+      : handle_(std::exchange(o.handle_, invalid)),
+        path_(std::move(o.path_)),
+        temporary_(o.temporary_),
+        appended_(o.appended_),
+        handed_to_disk_(o.handed_to_disk_) {}
   output_file& operator=(output_file&&) = delete;
   /// Closes the file; removes it when it is a temporary that was not committed.
   ~output_file() override { abandon(); }
@@ -164,6 +168,7 @@ class output_file final : public sink {
 #endif
       bytes = bytes.subspan(static_cast<std::size_t>(done));
     }
+    write_behind(allowed);
     if (fault) return detail::injected_fault();
     return {};
   }
@@ -309,6 +314,20 @@ class output_file final : public sink {
   output_file(handle_type h, std::filesystem::path p, bool temporary) noexcept
       : handle_(h), path_(std::move(p)), temporary_(temporary) {}
 
+  // A new file's pages are handed to the disk as they are written, without waiting for them (Linux:
+  // sync_file_range): the disk writes while the file is still being made, and the flush at `commit`
+  // waits for the last pages only, not for the whole file.
+  void write_behind([[maybe_unused]] std::size_t n) noexcept {
+#if defined(__linux__)
+    constexpr std::uint64_t step = std::uint64_t{8} << 20;
+    appended_ += n;
+    if (!temporary_ || appended_ - handed_to_disk_ < step) return;
+    ::sync_file_range(handle_, static_cast<off_t>(handed_to_disk_), static_cast<off_t>(appended_ - handed_to_disk_),
+                      SYNC_FILE_RANGE_WRITE);
+    handed_to_disk_ = appended_;
+#endif
+  }
+
   void close() noexcept {
     if (handle_ == invalid) return;
 #if defined(_WIN32)
@@ -322,6 +341,8 @@ class output_file final : public sink {
   handle_type handle_ = invalid;
   std::filesystem::path path_;
   bool temporary_ = false;
+  std::uint64_t appended_ = 0;        // bytes `write` appended
+  std::uint64_t handed_to_disk_ = 0;  // of which handed to the disk by `write_behind`
 };
 
 GGUF_END_NAMESPACE
