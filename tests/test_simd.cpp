@@ -298,25 +298,50 @@ TEST_CASE("gguf::dequantize in dispatch mode gives ggml's bits on every instruct
   gguf::dispatch::set_active(gguf::dispatch::best());
 }
 
-TEST_CASE("f16 and bf16 outputs past the caches (the non-temporal store path) equal the scalar kernel") {
-  const std::size_t n = (std::size_t{16} << 20) / sizeof(float) + 37;  // 16 MiB and a tail
-  std::vector<std::byte> src(2 * n);
-  std::mt19937 rng(5);
+namespace {
+
+// An output of 16 MiB or more to a 64-byte aligned destination goes through L1 tiles and non-temporal
+// stores (kernels/simd/streaming.hpp, where the instruction set has them): whole tiles, then the blocks
+// after the last one. Random blocks (every bit pattern of scales) against the scalar kernel.
+template <class Out>
+void check_streamed(ggml_type type) {
+  const gguf::type_traits& tt = gguf::traits(type);
+  const std::size_t blocks = (std::size_t{16} << 20) / sizeof(Out) / tt.block_size + 3;  // not a whole tile
+  const std::size_t n = blocks * tt.block_size;
+  std::vector<std::byte> src(blocks * tt.type_size);
+  std::mt19937 rng(static_cast<unsigned>(type) + 5);
   for (auto& b : src) b = static_cast<std::byte>(rng());
-  // A 64-byte aligned destination (the streaming stores need one), portably: Windows has no aligned_alloc.
-  std::vector<float> storage(n + 16);
-  float* const out = storage.data() + (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64 / sizeof(float);
-  std::vector<float> want(n);
-  for (ggml_type type : {ggml_type::f16, ggml_type::bf16}) {
-    CAPTURE(gguf::to_string(type));
-    gguf::kernels::scalar_kernel(type)(src.data(), want.data(), n);
-    for (isa i : isas()) {
-      CAPTURE(gguf::dispatch::to_string(i));
-      gguf::dispatch::kernel(type, i)(src.data(), out, n);
-      std::size_t bad = 0;
-      CHECK_MESSAGE(same_bits(out, want.data(), n, bad), "first difference at " << bad);
-    }
+  const std::vector<Out> want = reference_output<Out>(type, src.data(), blocks);
+  // A 64-byte aligned destination, portably (Windows has no aligned_alloc), and a guard after it.
+  std::vector<Out> storage(n + 64 / sizeof(Out) + 1);
+  Out* const out = storage.data() + (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64 / sizeof(Out);
+  const Out guard = gguf::kernels::narrow<Out>(-7.0f);
+  out[n] = guard;
+  for (isa i : isas()) {
+    CAPTURE(gguf::dispatch::to_string(i));
+    gguf::dispatch::kernel_to<Out>(type, i)(src.data(), out, blocks);
+    std::size_t bad = 0;
+    CHECK_MESSAGE(same_output(out, want.data(), n, bad), "first difference at " << bad);
+    CHECK(bits_of(out[n]) == bits_of(guard));
   }
+}
+
+}  // namespace
+
+TEST_CASE("every type's output past the caches (the non-temporal store path) equals the scalar kernel's") {
+#if defined(__x86_64__) || defined(_M_X64)  // the instruction sets with streaming stores; qemu would take minutes
+  for (const gguf::type_traits& t : gguf::ggml_types) {
+    CAPTURE(t.name);
+    check_streamed<float>(t.type);
+  }
+  for (const ggml_type t : {ggml_type::f16, ggml_type::bf16, ggml_type::q4_K, ggml_type::q8_0, ggml_type::iq2_xxs}) {
+    CAPTURE(gguf::to_string(t));
+    check_streamed<gguf::f16>(t);
+    check_streamed<gguf::bf16>(t);
+  }
+#else
+  MESSAGE("no streaming stores on this instruction set");
+#endif
 }
 
 TEST_CASE("all 65536 halves convert to the same float bits on every instruction set, NaNs quieted as in ggml") {

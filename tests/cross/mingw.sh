@@ -21,10 +21,6 @@ wine=""  # Debian's wine64 package puts its loader outside PATH
 for w in wine /usr/lib/wine/wine64; do
   if command -v "$w" > /dev/null; then wine=$(command -v "$w") && break; fi
 done
-wineserver=""
-for w in wineserver /usr/lib/wine/wineserver; do
-  if command -v "$w" > /dev/null; then wineserver=$(command -v "$w") && break; fi
-done
 emulator=()
 if [[ -n "$wine" ]]; then
   emulator=(-DCMAKE_CROSSCOMPILING_EMULATOR="$wine")
@@ -40,12 +36,6 @@ cmake --build "$out" -j"$(nproc)"
 cmake --build "$out" --target gguf-fuzz-replay -j"$(nproc)"  # every header alone: the native CI build
 file "$out/examples/gguf-dump.exe" | grep -q "PE32+ executable" || { echo "not a Windows executable"; exit 1; }
 if [[ -n "$wine" ]]; then
-  # One wineserver for the whole run: otherwise every program (the CLI tests start hundreds) waits for a
-  # server of its own to start and, after it, for the server's linger to end.
-  if [[ -n "$wineserver" ]]; then
-    "$wineserver" -p
-    trap '"$wineserver" -k || true' EXIT
-  fi
   # Under wine a test program now and then fails to start at all (no output, exit within 10 ms, seen once
   # in ~20 runs); a test must fail three times in a row to fail here. Real failures fail every time.
   ctest --test-dir "$out" --output-on-failure -j"$(nproc)" --repeat until-pass:3

@@ -27,6 +27,7 @@
 #include "gguf/kernels/simd/quantize_iq4.hpp"
 #include "gguf/kernels/simd/quantize_k.hpp"
 #include "gguf/kernels/simd/quantize_ternary.hpp"
+#include "gguf/kernels/simd/streaming.hpp"
 #include "gguf/kernels/simd/ternary.hpp"
 #endif
 
@@ -44,48 +45,49 @@ namespace kernels {
 /**
  * The kernel of each type for the xsimd architecture `A`, writing `Out` (float, f16 or bf16): its SIMD
  * kernel where there is one, else the scalar kernel. Every SIMD kernel gives exactly the scalar kernel's
- * bits (for f16 and bf16: the scalar floats rounded to nearest even).
+ * bits (for f16 and bf16: the scalar floats rounded to nearest even); an output past the caches goes
+ * out with non-temporal stores where `A` has them (simd/streaming.hpp).
  * @param t a valid ggml type
  * @return the kernel, never null for a type of `ggml_types`
  */
 template <class A, dequant_output Out = float>
 constexpr dequant_fn_to<Out> simd_kernel(ggml_type t) noexcept {
   switch (t) {
-    case ggml_type::q4_0: return simd::dequant_q4_0<A, Out>;
-    case ggml_type::q4_1: return simd::dequant_q4_1<A, Out>;
-    case ggml_type::q5_0: return simd::dequant_q5_0<A, Out>;
-    case ggml_type::q5_1: return simd::dequant_q5_1<A, Out>;
-    case ggml_type::q8_0: return simd::dequant_q8_0<A, Out>;
-    case ggml_type::q8_1: return simd::dequant_q8_1<A, Out>;
-    case ggml_type::q2_K: return simd::dequant_q2_K<A, Out>;
-    case ggml_type::q3_K: return simd::dequant_q3_K<A, Out>;
-    case ggml_type::q4_K: return simd::dequant_q4_K<A, Out>;
-    case ggml_type::q5_K: return simd::dequant_q5_K<A, Out>;
-    case ggml_type::q6_K: return simd::dequant_q6_K<A, Out>;
-    case ggml_type::q8_K: return simd::dequant_q8_K<A, Out>;
-    case ggml_type::f16: return simd::dequant_f16<A, Out>;
-    case ggml_type::bf16: return simd::dequant_bf16<A, Out>;
-    case ggml_type::f64: return simd::dequant_f64<A, Out>;
-    case ggml_type::f32: return simd::dequant_f32<A, Out>;
-    case ggml_type::i8: return simd::dequant_i8<A, Out>;
-    case ggml_type::i16: return simd::dequant_i16<A, Out>;
-    case ggml_type::i32: return simd::dequant_i32<A, Out>;
-    case ggml_type::i64: return simd::dequant_i64<A, Out>;
-    case ggml_type::iq2_xxs: return simd::dequant_iq2_xxs<A, Out>;
-    case ggml_type::iq2_xs: return simd::dequant_iq2_xs<A, Out>;
-    case ggml_type::iq2_s: return simd::dequant_iq2_s<A, Out>;
-    case ggml_type::iq3_xxs: return simd::dequant_iq3_xxs<A, Out>;
-    case ggml_type::iq3_s: return simd::dequant_iq3_s<A, Out>;
-    case ggml_type::iq1_s: return simd::dequant_iq1_s<A, Out>;
-    case ggml_type::iq1_m: return simd::dequant_iq1_m<A, Out>;
-    case ggml_type::iq4_nl: return simd::dequant_iq4_nl<A, Out>;
-    case ggml_type::iq4_xs: return simd::dequant_iq4_xs<A, Out>;
-    case ggml_type::mxfp4: return simd::dequant_mxfp4<A, Out>;
-    case ggml_type::nvfp4: return simd::dequant_nvfp4<A, Out>;
-    case ggml_type::tq2_0: return simd::dequant_tq2_0<A, Out>;
-    case ggml_type::tq1_0: return simd::dequant_tq1_0<A, Out>;
-    case ggml_type::q1_0: return simd::dequant_q1_0<A, Out>;
-    case ggml_type::q2_0: return simd::dequant_q2_0<A, Out>;
+    case ggml_type::q4_0: return simd::streaming_kernel<A, Out, ggml_type::q4_0, simd::dequant_q4_0<A, Out>>();
+    case ggml_type::q4_1: return simd::streaming_kernel<A, Out, ggml_type::q4_1, simd::dequant_q4_1<A, Out>>();
+    case ggml_type::q5_0: return simd::streaming_kernel<A, Out, ggml_type::q5_0, simd::dequant_q5_0<A, Out>>();
+    case ggml_type::q5_1: return simd::streaming_kernel<A, Out, ggml_type::q5_1, simd::dequant_q5_1<A, Out>>();
+    case ggml_type::q8_0: return simd::streaming_kernel<A, Out, ggml_type::q8_0, simd::dequant_q8_0<A, Out>>();
+    case ggml_type::q8_1: return simd::streaming_kernel<A, Out, ggml_type::q8_1, simd::dequant_q8_1<A, Out>>();
+    case ggml_type::q2_K: return simd::streaming_kernel<A, Out, ggml_type::q2_K, simd::dequant_q2_K<A, Out>>();
+    case ggml_type::q3_K: return simd::streaming_kernel<A, Out, ggml_type::q3_K, simd::dequant_q3_K<A, Out>>();
+    case ggml_type::q4_K: return simd::streaming_kernel<A, Out, ggml_type::q4_K, simd::dequant_q4_K<A, Out>>();
+    case ggml_type::q5_K: return simd::streaming_kernel<A, Out, ggml_type::q5_K, simd::dequant_q5_K<A, Out>>();
+    case ggml_type::q6_K: return simd::streaming_kernel<A, Out, ggml_type::q6_K, simd::dequant_q6_K<A, Out>>();
+    case ggml_type::q8_K: return simd::streaming_kernel<A, Out, ggml_type::q8_K, simd::dequant_q8_K<A, Out>>();
+    case ggml_type::f16: return simd::streaming_kernel<A, Out, ggml_type::f16, simd::dequant_f16<A, Out>>();
+    case ggml_type::bf16: return simd::streaming_kernel<A, Out, ggml_type::bf16, simd::dequant_bf16<A, Out>>();
+    case ggml_type::f64: return simd::streaming_kernel<A, Out, ggml_type::f64, simd::dequant_f64<A, Out>>();
+    case ggml_type::f32: return simd::streaming_kernel<A, Out, ggml_type::f32, simd::dequant_f32<A, Out>>();
+    case ggml_type::i8: return simd::streaming_kernel<A, Out, ggml_type::i8, simd::dequant_i8<A, Out>>();
+    case ggml_type::i16: return simd::streaming_kernel<A, Out, ggml_type::i16, simd::dequant_i16<A, Out>>();
+    case ggml_type::i32: return simd::streaming_kernel<A, Out, ggml_type::i32, simd::dequant_i32<A, Out>>();
+    case ggml_type::i64: return simd::streaming_kernel<A, Out, ggml_type::i64, simd::dequant_i64<A, Out>>();
+    case ggml_type::iq2_xxs: return simd::streaming_kernel<A, Out, ggml_type::iq2_xxs, simd::dequant_iq2_xxs<A, Out>>();
+    case ggml_type::iq2_xs: return simd::streaming_kernel<A, Out, ggml_type::iq2_xs, simd::dequant_iq2_xs<A, Out>>();
+    case ggml_type::iq2_s: return simd::streaming_kernel<A, Out, ggml_type::iq2_s, simd::dequant_iq2_s<A, Out>>();
+    case ggml_type::iq3_xxs: return simd::streaming_kernel<A, Out, ggml_type::iq3_xxs, simd::dequant_iq3_xxs<A, Out>>();
+    case ggml_type::iq3_s: return simd::streaming_kernel<A, Out, ggml_type::iq3_s, simd::dequant_iq3_s<A, Out>>();
+    case ggml_type::iq1_s: return simd::streaming_kernel<A, Out, ggml_type::iq1_s, simd::dequant_iq1_s<A, Out>>();
+    case ggml_type::iq1_m: return simd::streaming_kernel<A, Out, ggml_type::iq1_m, simd::dequant_iq1_m<A, Out>>();
+    case ggml_type::iq4_nl: return simd::streaming_kernel<A, Out, ggml_type::iq4_nl, simd::dequant_iq4_nl<A, Out>>();
+    case ggml_type::iq4_xs: return simd::streaming_kernel<A, Out, ggml_type::iq4_xs, simd::dequant_iq4_xs<A, Out>>();
+    case ggml_type::mxfp4: return simd::streaming_kernel<A, Out, ggml_type::mxfp4, simd::dequant_mxfp4<A, Out>>();
+    case ggml_type::nvfp4: return simd::streaming_kernel<A, Out, ggml_type::nvfp4, simd::dequant_nvfp4<A, Out>>();
+    case ggml_type::tq2_0: return simd::streaming_kernel<A, Out, ggml_type::tq2_0, simd::dequant_tq2_0<A, Out>>();
+    case ggml_type::tq1_0: return simd::streaming_kernel<A, Out, ggml_type::tq1_0, simd::dequant_tq1_0<A, Out>>();
+    case ggml_type::q1_0: return simd::streaming_kernel<A, Out, ggml_type::q1_0, simd::dequant_q1_0<A, Out>>();
+    case ggml_type::q2_0: return simd::streaming_kernel<A, Out, ggml_type::q2_0, simd::dequant_q2_0<A, Out>>();
     default: return scalar_kernel_to<Out>(t);
   }
 }

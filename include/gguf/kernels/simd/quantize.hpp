@@ -244,10 +244,7 @@ inline void search_symmetric(const float* x, std::byte* y, std::size_t n, const 
     transpose_groups<A, 32>(weight, count, wt);
     const qx_choice<A> c = qx_search<A, 32>(xt, wt, nmax);
     c.scale.store_aligned(scales);
-    const auto live = as_int<A>(xsimd::select(c.live, F(1.0f), F(0.0f))) != I(0);
-    const auto level = [&](std::size_t i) {  // 0 ... 2 nmax - 1, and 0 in a block that is not live
-      return xsimd::select(live, qx_level<A>(c.iscale, F::load_aligned(xt[i]), nmax) + I(nmax), I(0));
-    };
+    const auto level = [&](std::size_t i) { return c.level(F::load_aligned(xt[i]), nmax); };
     I high(0);
     for (std::size_t k = 0; k < 16; ++k) {
       const I lo = level(k), hi = level(k + 16);

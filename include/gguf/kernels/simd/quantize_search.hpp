@@ -202,6 +202,13 @@ struct qx_choice {
   fbatch<A> iscale;                  ///< the inverse scale whose levels won (`qx_level` gives them again)
   fbatch<A> scale;                   ///< the scale: 0 where the group is not live
   xsimd::batch_bool<float, A> live;  ///< false for a group below group_max_eps: its levels are all 0
+
+  /// The stored level (0 ... 2 nmax - 1) of weight `v` of each lane's group: the winner's, 0 where the
+  /// group is not live.
+  ibatch<A> level(const fbatch<A>& v, int nmax) const noexcept {
+    const auto on = as_int<A>(xsimd::select(live, fbatch<A>(1.0f), fbatch<A>(0.0f))) != ibatch<A>(0);
+    return xsimd::select(on, qx_level<A>(iscale, v, nmax) + ibatch<A>(nmax), ibatch<A>(0));
+  }
 };
 
 /**
@@ -262,7 +269,6 @@ inline void make_qx_quants_lanes(const float* x, const float* qw, std::size_t co
                                  float* scale_out) noexcept {
   constexpr std::size_t G = lanes<A>;
   using F = fbatch<A>;
-  using I = ibatch<A>;
   alignas(64) float xt[N][G], wt[N][G];  // transposed: xt[i][j] is weight i of group j
   transpose_groups<A, N>(x, count, xt);
   if (qw) {
@@ -275,11 +281,8 @@ inline void make_qx_quants_lanes(const float* x, const float* qw, std::size_t co
   c.scale.store_aligned(scales);
   for (std::size_t j = 0; j < count; ++j) scale_out[j] = scales[j];
   if (!L) return;
-  const auto live = as_int<A>(xsimd::select(c.live, F(1.0f), F(0.0f))) != I(0);
   alignas(64) std::int32_t levels[N][G];
-  for (std::size_t i = 0; i < N; ++i) {
-    xsimd::select(live, qx_level<A>(c.iscale, F::load_aligned(xt[i]), nmax) + I(nmax), I(0)).store_aligned(levels[i]);
-  }
+  for (std::size_t i = 0; i < N; ++i) c.level(F::load_aligned(xt[i]), nmax).store_aligned(levels[i]);
   for (std::size_t j = 0; j < count; ++j) {
     for (std::size_t i = 0; i < N; ++i) L[N * j + i] = static_cast<std::int8_t>(levels[i][j]);
   }
