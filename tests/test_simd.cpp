@@ -18,6 +18,7 @@
 #include <random>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <algorithm>
 #include <vector>
 
@@ -161,13 +162,26 @@ bool same_output(const Out* a, const Out* b, std::size_t n, std::size_t& first_b
 // Every kernel of `type` writing `Out`, on every instruction set (the scalar one included), against the
 // reference: every fixture tensor and random blocks, block counts 1 to 40 and all, from and to
 // addresses off their alignment.
+// Every instruction set's kernel of `type` writing `Out` and, where the CPU has an extension that
+// replaces it (AVX512-BF16 for bf16 outputs), also the kernel a CPU without the extension runs.
+template <class Out>
+std::vector<std::pair<std::string, gguf::dequant_fn_to<Out>>> kernels_of(ggml_type type) {
+  std::vector<std::pair<std::string, gguf::dequant_fn_to<Out>>> v;
+  for (isa i : isas()) {
+    const gguf::dequant_fn_to<Out> k = gguf::dispatch::kernel_to<Out>(type, i);
+    v.emplace_back(std::string(gguf::dispatch::to_string(i)), k);
+    const gguf::dequant_fn_to<Out> base = gguf::dispatch::detail::base_table(i)->template get<Out>(type);
+    if (base != k) v.emplace_back(std::string(gguf::dispatch::to_string(i)) + " without extensions", base);
+  }
+  return v;
+}
+
 template <class Out>
 void check(ggml_type type) {
   const gguf::type_traits& tt = gguf::traits(type);
   INFO("isas: " << isas().size());
-  for (isa i : isas()) {
-    CAPTURE(gguf::dispatch::to_string(i));
-    const gguf::dequant_fn_to<Out> k = gguf::dispatch::kernel_to<Out>(type, i);
+  for (const auto& [name, k] : kernels_of<Out>(type)) {
+    CAPTURE(name);
     REQUIRE_MESSAGE(static_cast<bool>(k), "no kernel");
     for (const std::vector<std::byte>& data : inputs(type)) {
       const std::size_t blocks = data.size() / tt.type_size;
@@ -317,9 +331,9 @@ void check_streamed(ggml_type type) {
   Out* const out = storage.data() + (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64 / sizeof(Out);
   const Out guard = gguf::kernels::narrow<Out>(-7.0f);
   out[n] = guard;
-  for (isa i : isas()) {
-    CAPTURE(gguf::dispatch::to_string(i));
-    gguf::dispatch::kernel_to<Out>(type, i)(src.data(), out, blocks);
+  for (const auto& [name, k] : kernels_of<Out>(type)) {
+    CAPTURE(name);
+    k(src.data(), out, blocks);
     std::size_t bad = 0;
     CHECK_MESSAGE(same_output(out, want.data(), n, bad), "first difference at " << bad);
     CHECK(bits_of(out[n]) == bits_of(guard));

@@ -179,6 +179,13 @@ struct kernel_table {
     }
   }
 };
+
+/**
+ * The kernels of `i` as a CPU without the instruction set's optional extensions runs them (AVX-512
+ * without AVX512-BF16 rounds bf16 outputs with integer operations): what the tests compare on a CPU that
+ * has them. nullptr where `i` is not supported.
+ */
+const kernel_table* base_table(isa i) noexcept;
 }  // namespace detail
 /// @endcond
 

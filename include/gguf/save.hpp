@@ -81,7 +81,8 @@ class staged_file {
 inline result<staged_file> stage(const writer& w, const std::filesystem::path& target, const save_options& opt = {}) {
   auto out = output_file::create_beside(target);
   if (!out) return out.error();
-  write_options o = opt;  // NOLINT(cppcoreguidelines-slicing): the writer's part of the options
+  out->set_write_behind(opt.flush);  // early writeback only pays when `commit` waits for the disk
+  write_options o = opt;             // NOLINT(cppcoreguidelines-slicing): the writer's part of the options
   if (!o.done_with) o.done_with = [](std::span<const std::byte> range) { mapped_file::release(range); };
   GGUF_TRY(w.write(*out, o));
   return staged_file(std::move(*out), target, opt.flush);

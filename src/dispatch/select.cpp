@@ -6,9 +6,11 @@
 #include <gguf/dispatch.hpp>
 #include <gguf/kernels/simd.hpp>  // the baseline kernels: sse2 on x86-64, neon64 on ARM64
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdlib>
+#include <iterator>
 #include <string_view>
 
 #if defined(GGUF_DISPATCH_X86)
@@ -28,6 +30,20 @@ const kernel_table* table_avx2() noexcept;
 #if defined(GGUF_DISPATCH_AVX512BW)
 const kernel_table* table_avx512bw() noexcept;
 #endif
+#if defined(GGUF_DISPATCH_AVX512BF16)
+const kernel_table* table_avx512bf16() noexcept;  // its bf16 outputs only
+
+// The avx512bw table with the bf16 outputs of the translation unit compiled for AVX512-BF16.
+const kernel_table* table_avx512bw_bf16() noexcept {
+  static const kernel_table merged = [] {
+    kernel_table t = *table_avx512bw();
+    const kernel_table& bf16 = *table_avx512bf16();
+    std::copy(std::begin(bf16.bf16_out), std::end(bf16.bf16_out), std::begin(t.bf16_out));
+    return t;
+  }();
+  return &merged;
+}
+#endif
 
 template <bool Scalar>
 const kernel_table* baseline_table() noexcept {
@@ -37,7 +53,7 @@ const kernel_table* baseline_table() noexcept {
 
 #if defined(GGUF_DISPATCH_X86)
 struct cpu_features {
-  bool avx2 = false, avx512bw = false;
+  bool avx2 = false, avx512bw = false, avx512bf16 = false;
 };
 
 // cpuid says what the CPU has; xgetbv says which register state the OS saves on a context switch.
@@ -69,29 +85,37 @@ inline cpu_features detect() noexcept {
   const unsigned long long xcr0 = (static_cast<unsigned long long>(hi) << 32) | lo;
 #endif
   cpuid(7, 0, r);
-  const unsigned ebx7 = r[1];
+  const unsigned ebx7 = r[1], max_sub7 = r[0];
   const bool avx2 = ebx7 & (1u << 5), bmi1 = ebx7 & (1u << 3), bmi2 = ebx7 & (1u << 8);
   const bool ymm_state = (xcr0 & 0x6) == 0x6;
   f.avx2 = avx2 && fma && f16c && bmi1 && bmi2 && ymm_state;
   const bool avx512 = (ebx7 & (1u << 16)) && (ebx7 & (1u << 17)) && (ebx7 & (1u << 30)) && (ebx7 & (1u << 31));
   f.avx512bw = f.avx2 && avx512 && (xcr0 & 0xE6) == 0xE6;
+  if (max_sub7 >= 1) {
+    cpuid(7, 1, r);
+    f.avx512bf16 = f.avx512bw && (r[0] & (1u << 5));
+  }
   return f;
 }
 #endif
 
-const kernel_table* table(isa i) noexcept {
 #if defined(GGUF_DISPATCH_X86)
-  static const cpu_features cpu = detect();
+const cpu_features& cpu() noexcept {
+  static const cpu_features features = detect();
+  return features;
+}
 #endif
+
+const kernel_table* base_table(isa i) noexcept {
   switch (i) {
     case isa::scalar: return baseline_table<true>();
 #if defined(GGUF_DISPATCH_X86)
     case isa::sse2: return baseline_table<false>();
 #if defined(GGUF_DISPATCH_AVX2)
-    case isa::avx2: return cpu.avx2 ? table_avx2() : nullptr;
+    case isa::avx2: return cpu().avx2 ? table_avx2() : nullptr;
 #endif
 #if defined(GGUF_DISPATCH_AVX512BW)
-    case isa::avx512bw: return cpu.avx512bw ? table_avx512bw() : nullptr;
+    case isa::avx512bw: return cpu().avx512bw ? table_avx512bw() : nullptr;
 #endif
 #endif
 #if defined(GGUF_DISPATCH_NEON64)
@@ -99,6 +123,13 @@ const kernel_table* table(isa i) noexcept {
 #endif
     default: return nullptr;
   }
+}
+
+const kernel_table* table(isa i) noexcept {
+#if defined(GGUF_DISPATCH_AVX512BF16)
+  if (i == isa::avx512bw && cpu().avx512bf16) return table_avx512bw_bf16();
+#endif
+  return base_table(i);
 }
 
 isa choose() noexcept {

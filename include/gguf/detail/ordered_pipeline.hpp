@@ -71,9 +71,12 @@ class ordered_pipeline {
     if (u >= n_units_) return error{errc::out_of_range, "no such unit"};
     start_workers();
     std::unique_lock<std::mutex> lock(m_);
-    if (u < head_ || u > next_) restart_at(u, lock);
-    head_ = u;
-    wake_workers_.notify_all();  // the units before u are given up: their slots are free for the next ones
+    const bool restart = u < head_ || u > next_;
+    if (restart) restart_at(u, lock);
+    if (restart || u != head_) {  // asked again for the same unit (a chunk at a time), nothing is freed
+      head_ = u;
+      wake_workers_.notify_all();  // the units before u are given up: their slots are free for the next ones
+    }
     for (;;) {
       slot& s = slots_[u % slots_.size()];
       if (s.unit == u && s.done) {

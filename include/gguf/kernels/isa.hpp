@@ -15,11 +15,14 @@
 
 /**
  * @def GGUF_ISA_NS
- * The name of the kernels' inline namespace: by default from the compiler's target macros (isa_avx512bw,
- * isa_avx2, isa_avx2_nofma, isa_sse4_1, isa_neon64, else isa_base); a translation unit may define it first.
+ * The name of the kernels' inline namespace: by default from the compiler's target macros (isa_avx512bf16,
+ * isa_avx512bw, isa_avx2, isa_avx2_nofma, isa_sse4_1, isa_neon64, else isa_base); a translation unit may define it
+ * first.
  */
 #ifndef GGUF_ISA_NS
-#if defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512DQ__)
+#if defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512DQ__) && defined(__AVX512BF16__)
+#define GGUF_ISA_NS isa_avx512bf16
+#elif defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512DQ__)
 #define GGUF_ISA_NS isa_avx512bw
 #elif defined(__AVX2__) && defined(__FMA__) && defined(__F16C__)
 #define GGUF_ISA_NS isa_avx2

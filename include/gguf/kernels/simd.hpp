@@ -183,6 +183,26 @@ constexpr dispatch::detail::kernel_table best_kernel_table() noexcept {
   return table;
 }
 
+/**
+ * The best kernels writing `Out` alone (the other entries null): the dispatch library's table of an
+ * instruction-set extension that only changes one output's kernels (AVX512-BF16: bf16).
+ */
+template <dequant_output Out>
+constexpr dispatch::detail::kernel_table best_kernel_table_to() noexcept {
+  dispatch::detail::kernel_table table;
+  for (const type_traits& tt : ggml_types) {
+    const auto i = static_cast<std::uint32_t>(tt.type);
+    if constexpr (std::is_same_v<Out, float>) {
+      table.f32_out[i] = best_kernel_to<Out>(tt.type);
+    } else if constexpr (std::is_same_v<Out, f16>) {
+      table.f16_out[i] = best_kernel_to<Out>(tt.type);
+    } else {
+      table.bf16_out[i] = best_kernel_to<Out>(tt.type);
+    }
+  }
+  return table;
+}
+
 }  // namespace kernels
 GGUF_KERNELS_END_NAMESPACE
 

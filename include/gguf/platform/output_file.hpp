@@ -70,6 +70,7 @@ class output_file final : public sink {
       : handle_(std::exchange(o.handle_, invalid)),
         path_(std::move(o.path_)),
         temporary_(o.temporary_),
+        write_behind_(o.write_behind_),
         appended_(o.appended_),
         handed_to_disk_(o.handed_to_disk_) {}
   output_file& operator=(output_file&&) = delete;
@@ -303,6 +304,14 @@ class output_file final : public sink {
 #endif
   }
 
+  /**
+   * Whether a new file's pages are handed to the disk as they are written (on by default; Linux): right
+   * when the file is flushed at `commit`, which then waits for the last pages only; extra I/O when it is
+   * not (a caller that saves without flushing turns it off).
+   * @param on hand pages to the disk every 8 MiB written
+   */
+  void set_write_behind(bool on) noexcept { write_behind_ = on; }
+
  private:
 #if defined(_WIN32)
   using handle_type = HANDLE;
@@ -321,7 +330,7 @@ class output_file final : public sink {
 #if defined(__linux__)
     constexpr std::uint64_t step = std::uint64_t{8} << 20;
     appended_ += n;
-    if (!temporary_ || appended_ - handed_to_disk_ < step) return;
+    if (!temporary_ || !write_behind_ || appended_ - handed_to_disk_ < step) return;
     ::sync_file_range(handle_, static_cast<off_t>(handed_to_disk_), static_cast<off_t>(appended_ - handed_to_disk_),
                       SYNC_FILE_RANGE_WRITE);
     handed_to_disk_ = appended_;
@@ -341,6 +350,7 @@ class output_file final : public sink {
   handle_type handle_ = invalid;
   std::filesystem::path path_;
   bool temporary_ = false;
+  bool write_behind_ = true;
   std::uint64_t appended_ = 0;        // bytes `write` appended
   std::uint64_t handed_to_disk_ = 0;  // of which handed to the disk by `write_behind`
 };

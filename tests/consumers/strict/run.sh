@@ -17,15 +17,19 @@ for cxx in "${compilers[@]}"; do
     "$cxx" "${strict[@]}" $arch -I"$root/include" -c "$root/tests/consumers/strict/everything.cpp" -o "$out/a.o"
   done
   # The dispatch library's translation units, as a user's project builds them (gguf_add_dispatch_library).
-  for isa in "avx2:-mavx2 -mfma -mf16c -mbmi -mbmi2" \
-             "avx512bw:-mavx512f -mavx512cd -mavx512bw -mavx512dq -mavx512vl -mavx2 -mfma -mf16c -mbmi -mbmi2"; do
-    name=${isa%%:*}
-    sed "s/@GGUF_ISA@/$name/g; s/@GGUF_ISA_FLAGS_TEXT@/${isa#*:}/g" "$root/src/dispatch/isa_table.cpp.in" > "$out/isa_$name.cpp"
+  avx512="-mavx512f -mavx512cd -mavx512bw -mavx512dq -mavx512vl -mavx2 -mfma -mf16c -mbmi -mbmi2"
+  for isa in "avx2:best_kernel_table():-mavx2 -mfma -mf16c -mbmi -mbmi2" \
+             "avx512bw:best_kernel_table():$avx512" \
+             "avx512bf16:best_kernel_table_to<bf16>():$avx512 -mavx512bf16"; do
+    name=${isa%%:*} rest=${isa#*:}
+    table=${rest%%:*} flags=${rest#*:}
+    sed "s/@GGUF_ISA@/$name/g; s/@GGUF_ISA_TABLE@/$table/g; s/@GGUF_ISA_FLAGS_TEXT@/$flags/g" \
+      "$root/src/dispatch/isa_table.cpp.in" > "$out/isa_$name.cpp"
     echo "$cxx ${strict[*]} dispatch $name"
     # shellcheck disable=SC2086  # the flags are words
-    "$cxx" "${strict[@]}" ${isa#*:} -I"$root/include" -c "$out/isa_$name.cpp" -o "$out/isa.o"
+    "$cxx" "${strict[@]}" $flags -I"$root/include" -c "$out/isa_$name.cpp" -o "$out/isa.o"
   done
-  "$cxx" "${strict[@]}" -DGGUF_DISPATCH_X86 -DGGUF_DISPATCH_AVX2 -DGGUF_DISPATCH_AVX512BW -I"$root/include" \
-    -c "$root/src/dispatch/select.cpp" -o "$out/select.o"
+  "$cxx" "${strict[@]}" -DGGUF_DISPATCH_X86 -DGGUF_DISPATCH_AVX2 -DGGUF_DISPATCH_AVX512BW -DGGUF_DISPATCH_AVX512BF16 \
+    -I"$root/include" -c "$root/src/dispatch/select.cpp" -o "$out/select.o"
 done
 echo "no warnings"

@@ -118,6 +118,12 @@ inline constexpr int lut_bits = is_avx512<A> ? 4
                                 : is_avx2<A> ? 3
                                              : 0;
 
+/// Half outputs (`Out` f16 or bf16) looked up as words (AVX-512 BW's vpermw): a kernel whose weights are
+/// entries of a small table rounds the table once (ops.hpp's table_words and put_* lookups), not every
+/// weight, since the conversion is what a half output costs.
+template <class A, class Out>
+inline constexpr bool word_lookups = is_avx512<A> && !std::is_same_v<Out, float>;
+
 /// Non-temporal (streaming) stores of a whole batch, for outputs far larger than the caches.
 template <class A>
 inline constexpr bool stream_stores = is_avx512<A>;

@@ -104,9 +104,10 @@ inline void run_groups(const std::byte* src, Out* dst, std::size_t nb, Scales&& 
         groups(src + i * sizeof(B), [&](auto g, std::size_t o, const ibatch<S>& v) {
           ibatch<A> q[P / L];
           widen_bytes<A, Signed, S>(v, q);
-          for (std::size_t k = 0; k < P / L; ++k) {
-            put<A>(out + 32 * g + o + k * L, weights(q[k], t, g, o + k * L));
+          for (std::size_t k = 0; k + 1 < P / L; k += 2) {
+            put2<A>(out + 32 * g + o + k * L, weights(q[k], t, g, o + k * L), weights(q[k + 1], t, g, o + (k + 1) * L));
           }
+          if constexpr (P / L % 2 != 0) put<A>(out + 32 * g + o + P - L, weights(q[P / L - 1], t, g, o + P - L));
         });
       }
       src += n * sizeof(B);
@@ -225,6 +226,17 @@ void dequant_q2_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
           if constexpr (G > 1) {
             for (int k = 0; k < 16 / G; ++k) tab[k] = table(k);
           }
+          if constexpr (word_lookups<A, Out>) {
+            // Half outputs: each table rounded once; bit pair s of qs[32 n + l], l < 32, is weight l of
+            // sub-blocks 8 n + 2 s and 8 n + 2 s + 1, the runs 2 s % 4 and 2 s % 4 + 1 of table 2 n + s / 2.
+            unroll<2>([&](auto n) {
+              const word_table words[2] = {table_words<A, Out>(tab[2 * n]), table_words<A, Out>(tab[2 * n + 1])};
+              unroll<4>([&](auto s) {
+                put_grouped_crumbs32<A, 2 * s, 2 * s % 4>(out + 16 * (8 * n + 2 * s), words[s / 2], qs + 32 * n);
+              });
+            });
+            return;
+          }
           unroll<4>([&](auto g) {  // 16 bytes of qs: n = g / 2, half = g % 2
             constexpr int n = g / 2, half = g % 2;
             ibatch<A> ws[16 / L];
@@ -274,40 +286,51 @@ template <class A, class Out = float>
 void dequant_q3_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   using B = blocks::q3_K;
   using S = swar_arch<A>;
-  constexpr bool lut = lut_bits<A> >= 3;  // else the bytes are made signed, q - 4, as in q6_K
-  detail::run_groups<A, B, 16, !lut>(
-      src, dst, nb,
-      [](const std::byte* b, float* t) {  // t[c] = dl of sub-block c
-        constexpr std::size_t L = lanes<A>;
-        ibatch<A> s[16 / L];
-        detail::q3_scales<A>(b + offsetof(B, scales), s);
-        const fbatch<A> d(half_scale(b + offsetof(B, d)));
-        for (std::size_t k = 0; k < 16 / L; ++k) (to_float<A>(s[k] - ibatch<A>(32)) * d).store_aligned(t + k * L);
-      },
-      // Group g = 4n + s: bit pair s of qs[32n + l] plus 4 * bit g of hmask[l] (weights 128n + 32s + l).
-      [](const std::byte* b, auto&& put) {
-        for (std::size_t o = 0; o < 32; o += 4 * lanes<S>) {
-          const ibatch<S> h = load_bytes<S>(b + offsetof(B, hmask) + o);
-          unroll<2>([&](auto n) {
-            const ibatch<S> q = load_bytes<S>(b + offsetof(B, qs) + 32 * n + o);
-            unroll<4>([&](auto s) {
-              constexpr int g = 4 * n + s;
-              const ibatch<S> v = byte_pair<s, S>(q) | byte_bit_to<g, 2, S>(h);
-              put(int_c<g>{}, o, lut ? v : sub_bytes<S>(v, 4));
-            });
-          });
-        }
-      },
-      // q = byte - 4 (looked up, or already subtracted); sub-block 2g + l / 16.
-      [](const ibatch<A>& q, const float* t, auto g, std::size_t l) {
-        const fbatch<A> dl(t[2 * g + l / 16]);
-        if constexpr (lut) {
-          const fbatch<A> v = lane_map<A>([](int i) { return static_cast<float>((i & 7) - 4); });
-          return permute<A>(v * dl, q);
-        } else {
-          return to_float<A>(q) * dl;
-        }
+  constexpr bool lut = lut_bits<A> >= 3;                  // else the bytes are made signed, q - 4, as in q6_K
+  const auto scales = [](const std::byte* b, float* t) {  // t[c] = dl of sub-block c
+    constexpr std::size_t L = lanes<A>;
+    ibatch<A> s[16 / L];
+    detail::q3_scales<A>(b + offsetof(B, scales), s);
+    const fbatch<A> d(half_scale(b + offsetof(B, d)));
+    for (std::size_t k = 0; k < 16 / L; ++k) (to_float<A>(s[k] - ibatch<A>(32)) * d).store_aligned(t + k * L);
+  };
+  // Group g = 4n + s: bit pair s of qs[32n + l] plus 4 * bit g of hmask[l] (weights 128n + 32s + l).
+  const auto groups = [](const std::byte* b, auto&& put) {
+    for (std::size_t o = 0; o < 32; o += 4 * lanes<S>) {
+      const ibatch<S> h = load_bytes<S>(b + offsetof(B, hmask) + o);
+      unroll<2>([&](auto n) {
+        const ibatch<S> q = load_bytes<S>(b + offsetof(B, qs) + 32 * n + o);
+        unroll<4>([&](auto s) {
+          constexpr int g = 4 * n + s;
+          const ibatch<S> v = byte_pair<s, S>(q) | byte_bit_to<g, 2, S>(h);
+          put(int_c<g>{}, o, lut ? v : sub_bytes<S>(v, 4));
+        });
       });
+    }
+  };
+  if constexpr (word_lookups<A, Out>) {
+    // Half outputs: the 8 values of sub-blocks 2g and 2g + 1 in one table, rounded once per 32 weights.
+    static_assert(4 * lanes<S> == 32);
+    detail::chunked<B, 16>(src, dst, nb, scales, [&groups](const std::byte* b, const float* t, Out* out) {
+      const fbatch<A> v = lane_map<A>([](int i) { return static_cast<float>((i >> 1) - 4); });
+      groups(b, [&](auto g, std::size_t, const ibatch<S>& q) {
+        put_two_runs32<A>(out + 32 * g, table_words<A, Out>(v * repeat<A, 2>(t + 2 * g)), q);
+      });
+    });
+    return;
+  }
+  detail::run_groups<A, B, 16, !lut>(src, dst, nb, scales, groups,
+                                     // q = byte - 4 (looked up, or already subtracted); sub-block 2g + l / 16.
+                                     [](const ibatch<A>& q, const float* t, auto g, std::size_t l) {
+                                       const fbatch<A> dl(t[2 * g + l / 16]);
+                                       if constexpr (lut) {
+                                         const fbatch<A> v =
+                                             lane_map<A>([](int i) { return static_cast<float>((i & 7) - 4); });
+                                         return permute<A>(v * dl, q);
+                                       } else {
+                                         return to_float<A>(q) * dl;
+                                       }
+                                     });
 }
 
 /// q4_K: 8 sub-blocks of 32 four-bit weights with 6-bit scales and mins; x = (d * sc) * q - dmin * m.
@@ -323,15 +346,8 @@ void dequant_q4_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
           const fbatch<A> dl0(t[2 * j]), nml0(t[8 + 2 * j]), dl1(t[2 * j + 1]), nml1(t[9 + 2 * j]);
           if constexpr (lut_bits<A> >= 4) {  // 16-entry tables: the nibbles are indices
             const fbatch<A> q = lane_map<A>([](int i) { return static_cast<float>(i); });
-            const fbatch<A> t0 = xsimd::fma(q, dl0, nml0), t1 = xsimd::fma(q, dl1, nml1);
-            ibatch<A> ws[32 / L];
-            widen16<A>(b + offsetof(B, qs) + 32 * j, ws);
-            widen16<A>(b + offsetof(B, qs) + 32 * j + 16, ws + 16 / L);
-            for (std::size_t l = 0; l < 32; l += L) {
-              const ibatch<A>& w = ws[l / L];
-              put<A>(out + 64 * j + l, permute<A>(t0, w));
-              put<A>(out + 64 * j + 32 + l, permute<A>(t1, w >> 4));
-            }
+            put_nibbles32<A>(out + 64 * j, xsimd::fma(q, dl0, nml0), xsimd::fma(q, dl1, nml1),
+                             b + offsetof(B, qs) + 32 * j);
           } else {
             ibatch<A> ws[32 / L];
             widen16<A>(b + offsetof(B, qs) + 32 * j, ws);
@@ -423,10 +439,12 @@ void dequant_q8_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   for (std::size_t i = 0; i < nb; ++i, src += sizeof(B), dst += 256) {
     const fbatch<A> d(std::bit_cast<float>(load_le<std::uint32_t>(src + offsetof(B, d))));
     const std::byte* qs = src + offsetof(B, qs);
-    for (std::size_t j = 0; j < 256; j += 16) {
-      ibatch<A> q[16 / L];
+    for (std::size_t j = 0; j < 256; j += 32) {
+      ibatch<A> q[32 / L];
       widen16<A, true>(qs + j, q);
-      for (std::size_t k = 0; k < 16 / L; ++k) put<A>(dst + j + k * L, (to_float<A>(q[k]) * d));
+      widen16<A, true>(qs + j + 16, q + 16 / L);
+      for (std::size_t k = 0; k < 32 / L; k += 2)
+        put2<A>(dst + j + k * L, to_float<A>(q[k]) * d, to_float<A>(q[k + 1]) * d);
     }
   }
 }

@@ -32,9 +32,15 @@ inline void dequant_q4_q5(const std::byte* src, Out* dst, std::size_t nb) noexce
     const fbatch<A> d(half_scale(src + offsetof(B, d)));
     fbatch<A> m(0.0f);
     if constexpr (has_min) m = fbatch<A>(half_scale(src + offsetof(B, m)));
+    const std::byte* qs = src + offsetof(B, qs);
+    if constexpr (!fifth_bit && lut_bits<A> >= 4 && !std::is_same_v<Out, float>) {
+      // Half outputs: the block's 16 values rounded once, then looked up by the nibbles.
+      const fbatch<A> q = lane_map<A>([](int k) { return static_cast<float>(k - centre); });
+      put_nibbles16<A>(dst, has_min ? xsimd::fma(q, d, m) : q * d, qs);
+      continue;
+    }
     std::uint32_t qh = 0;  // bit k: the fifth bit of weight k
     if constexpr (fifth_bit) qh = load_le<std::uint32_t>(src + offsetof(B, qh));
-    const std::byte* qs = src + offsetof(B, qs);
     for (std::size_t j = 0; j < 16; j += L) {
       const ibatch<A> q = load_u8<A>(qs + j);
       ibatch<A> q0 = q & low4, q1 = q >> 4;
@@ -42,12 +48,13 @@ inline void dequant_q4_q5(const std::byte* src, Out* dst, std::size_t nb) noexce
         q0 = q0 | fifth_bits<A>(qh >> j);
         q1 = q1 | fifth_bits<A>(qh >> (j + 16));
       }
-      if constexpr (has_min) {
-        put<A>(dst + j, xsimd::fma(to_float<A>(q0), d, m));
-        put<A>(dst + j + 16, xsimd::fma(to_float<A>(q1), d, m));
+      const fbatch<A> x0 = has_min ? xsimd::fma(to_float<A>(q0), d, m) : to_float<A>(q0 - c) * d;
+      const fbatch<A> x1 = has_min ? xsimd::fma(to_float<A>(q1), d, m) : to_float<A>(q1 - c) * d;
+      if constexpr (L == 16) {
+        put2<A>(dst, x0, x1);  // weights 0-15 and 16-31
       } else {
-        put<A>(dst + j, (to_float<A>(q0 - c) * d));
-        put<A>(dst + j + 16, (to_float<A>(q1 - c) * d));
+        put<A>(dst + j, x0);
+        put<A>(dst + j + 16, x1);
       }
     }
   }
@@ -59,7 +66,9 @@ inline void dequant_q8(const std::byte* src, Out* dst, std::size_t nb) noexcept 
   for (std::size_t i = 0; i < nb; ++i, src += sizeof(B), dst += 32) {
     const fbatch<A> d(half_scale(src + offsetof(B, d)));
     const std::byte* qs = src + offsetof(B, qs);
-    for (std::size_t j = 0; j < 32; j += L) put<A>(dst + j, (to_float<A>(load_i8<A>(qs + j)) * d));
+    for (std::size_t j = 0; j < 32; j += 2 * L) {
+      put2<A>(dst + j, to_float<A>(load_i8<A>(qs + j)) * d, to_float<A>(load_i8<A>(qs + j + L)) * d);
+    }
   }
 }
 

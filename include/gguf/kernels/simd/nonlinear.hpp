@@ -102,9 +102,7 @@ class nibble_decoder {
   /// nibble needs no mask.
   template <class Out>
   static void permute32(const fbatch<A>& products, const std::byte* qs, Out* dst) noexcept {
-    const ibatch<A> idx = load_u8<A>(qs);
-    put<A>(dst, permute<A>(products, idx));
-    put<A>(dst + 16, permute<A>(products, idx >> 4));
+    put_nibbles16<A>(dst, products, qs);
   }
 
   nibble_table<A> lut_;
@@ -195,8 +193,8 @@ void dequant_nvfp4(const std::byte* src, Out* dst, std::size_t nb) noexcept {
       for (std::size_t h = 0; h < 2; ++h) {  // groups 2h and 2h + 1
         ibatch<A> a, b;
         nibble_indices<A>(src + offsetof(B, qs) + 16 * h, a, b);
-        put<A>(dst + 32 * h, permute<A>(levels * fbatch<A>(scale(2 * h)), a));
-        put<A>(dst + 32 * h + 16, permute<A>(levels * fbatch<A>(scale(2 * h + 1)), b));
+        put2<A>(dst + 32 * h, permute<A>(levels * fbatch<A>(scale(2 * h)), a),
+                permute<A>(levels * fbatch<A>(scale(2 * h + 1)), b));
       }
     }
   } else {

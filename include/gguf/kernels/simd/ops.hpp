@@ -1,6 +1,7 @@
 #ifndef GGUF_KERNELS_SIMD_OPS_HPP
 #define GGUF_KERNELS_SIMD_OPS_HPP
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -631,6 +632,11 @@ template <class A, std::size_t G>
 inline fbatch<A> repeat(const float* p) noexcept {
 #if defined(__AVX512F__) && defined(__AVX512BW__)
   if constexpr (is_avx512<A> && G == 4) return _mm512_broadcast_f32x4(_mm_loadu_ps(p));
+  if constexpr (is_avx512<A> && G == 2) {
+    double w;
+    std::memcpy(&w, p, sizeof w);
+    return _mm512_castpd_ps(_mm512_set1_pd(w));
+  }
 #endif
 #if defined(__AVX2__)
   if constexpr (is_avx2<A> && G == 2) {
@@ -967,56 +973,318 @@ inline void store_words(Out* p, const ibatch<A>& x) noexcept {
 
 }  // namespace detail
 
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+namespace detail {
+
+/**
+ * The 16 floats of v rounded to nearest even to `Out` (f16 or bf16), as the 16 words of a 256-bit
+ * register: AVX-512's narrowing, shared by put and put_nibbles.
+ */
+template <class Out>
+inline __m256i avx512_words(__m512 v) noexcept {
+  if constexpr (std::is_same_v<Out, f16>) {
+    return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  } else {
+#if defined(__AVX512BF16__)
+    // AVX512-BF16 rounds to nearest even and quiets a NaN as ggml does, in one instruction, but reads a
+    // subnormal as zero: lanes holding one (never the product of an f16 or e8m0 scale and an integer,
+    // so rare) are rounded with integers instead.
+    __m256i r = std::bit_cast<__m256i>(_mm512_cvtneps_pbh(v));
+    if (const __mmask16 sub = _mm512_fpclass_ps_mask(v, 0x20); sub != 0) [[unlikely]] {
+      const __m512i w = _mm512_castps_si512(v);
+      const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(w, 16), _mm512_set1_epi32(1));
+      const __m512i up = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(w, _mm512_set1_epi32(0x7FFF)), lsb), 16);
+      r = _mm256_mask_mov_epi16(r, sub, _mm512_cvtepi32_epi16(up));
+    }
+    return r;
+#else
+    // Rounded in the high words, which are then picked: no shift.
+    const __m512i w = _mm512_castps_si512(v);
+    const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(w, 16), _mm512_set1_epi32(1));
+    __m512i r = _mm512_add_epi32(_mm512_add_epi32(w, _mm512_set1_epi32(0x7FFF)), lsb);
+    r = _mm512_mask_or_epi32(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), w, _mm512_set1_epi32(0x00400000));
+    // The high words gathered by a byte shuffle in each 128-bit lane and a qword permute (measured
+    // faster than vpermw or a shift and vpmovdw on the Zen 4 of the README).
+    const __m512i in_lane = _mm512_shuffle_epi8(
+        r, _mm512_broadcast_i32x4(_mm_setr_epi8(2, 3, 6, 7, 10, 11, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1)));
+    return _mm512_castsi512_si256(_mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), in_lane));
+#endif
+  }
+}
+
+}  // namespace detail
+#endif
+
 /**
  * v stored at p (any alignment) as `Out`: the floats themselves, or each rounded to nearest even to f16
  * (the hardware conversion on AVX2/AVX-512 (F16C) and NEON, else detail::f16_bits: the same bits) or to
- * bf16 (integer rounding), narrowed in registers: the one store of every kernel.
+ * bf16 (AVX512-BF16's conversion, else integer rounding), narrowed in registers: the one store of every
+ * kernel.
  */
 template <class A, class Out>
 inline void put(Out* p, const fbatch<A>& v) noexcept {
   if constexpr (std::is_same_v<Out, float>) {
     v.store_unaligned(p);
-  } else if constexpr (std::is_same_v<Out, f16>) {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
-    if constexpr (is_avx512<A>) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p),
-                          _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-      return;
-    }
-#endif
-#if defined(__AVX2__) && defined(__F16C__)
-    if constexpr (is_avx2<A>) {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
-                       _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-      return;
-    }
-#endif
-#if defined(__aarch64__) || defined(_M_ARM64)
-    if constexpr (is_neon64<A>) {
-      vst1_u16(reinterpret_cast<std::uint16_t*>(p), vreinterpret_u16_f16(vcvt_f16_f32(v)));
-      return;
-    }
-#endif
-    detail::store_words<A>(p, detail::f16_bits<A>(v));
   } else {
 #if defined(__AVX512F__) && defined(__AVX512BW__)
-    if constexpr (is_avx512<A>) {  // rounded in the high words, which are then picked: no shift
-      const __m512i w = _mm512_castps_si512(v);
-      const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(w, 16), _mm512_set1_epi32(1));
-      __m512i r = _mm512_add_epi32(_mm512_add_epi32(w, _mm512_set1_epi32(0x7FFF)), lsb);
-      r = _mm512_mask_or_epi32(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), w, _mm512_set1_epi32(0x00400000));
-      // The high words gathered by a byte shuffle in each 128-bit lane and a qword permute (measured
-      // faster than vpermw or a shift and vpmovdw on the Zen 4 of the README).
-      const __m512i in_lane = _mm512_shuffle_epi8(
-          r, _mm512_broadcast_i32x4(_mm_setr_epi8(2, 3, 6, 7, 10, 11, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1)));
-      const __m512i packed = _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), in_lane);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_castsi512_si256(packed));
+    if constexpr (is_avx512<A>) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), detail::avx512_words<Out>(v));
       return;
     }
 #endif
-    detail::store_words<A>(p, detail::bf16_bits<A>(v));
+    if constexpr (std::is_same_v<Out, f16>) {
+#if defined(__AVX2__) && defined(__F16C__)
+      if constexpr (is_avx2<A>) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                         _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        return;
+      }
+#endif
+#if defined(__aarch64__) || defined(_M_ARM64)
+      if constexpr (is_neon64<A>) {
+        vst1_u16(reinterpret_cast<std::uint16_t*>(p), vreinterpret_u16_f16(vcvt_f16_f32(v)));
+        return;
+      }
+#endif
+      detail::store_words<A>(p, detail::f16_bits<A>(v));
+    } else {
+      detail::store_words<A>(p, detail::bf16_bits<A>(v));
+    }
   }
 }
+
+/**
+ * a at p and b right after it (p + lanes<A>): two puts, or on AVX512-BF16 one vcvtne2ps2bf16 rounding
+ * both to bf16 (half the conversions of two puts; a subnormal among them takes the two puts' path).
+ */
+template <class A, class Out>
+inline void put2(Out* p, const fbatch<A>& a, const fbatch<A>& b) noexcept {
+#if defined(__AVX512BF16__) && defined(__AVX512BW__)
+  if constexpr (is_avx512<A> && std::is_same_v<Out, bf16>) {
+    if ((_mm512_fpclass_ps_mask(a, 0x20) | _mm512_fpclass_ps_mask(b, 0x20)) == 0) [[likely]] {
+      _mm512_storeu_si512(p, std::bit_cast<__m512i>(_mm512_cvtne2ps_pbh(b, a)));
+      return;
+    }
+  }
+#endif
+  put<A>(p, a);
+  put<A>(p + lanes<A>, b);
+}
+
+namespace detail {
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+/// The 16 entries of `table` as `Out` words, twice: vpermw on 32 words reads an index's low 5 bits, so
+/// any byte or its high nibble indexes the right entry unmasked.
+template <class Out>
+inline __m512i avx512_table_words(__m512 table) noexcept {
+  const __m256i t = avx512_words<Out>(table);
+  return _mm512_inserti64x4(_mm512_castsi256_si512(t), t, 1);
+}
+#endif
+}  // namespace detail
+
+/*
+ * Lookups of a 16-entry table by nibbles, stored as `Out`, where permute<A> looks up 16 entries
+ * (lut_bits<A> >= 4). Half outputs round each table once, not each weight: on AVX-512 the table becomes
+ * words and the lookup a word permute, half the conversions or fewer (the conversions, not the stores,
+ * bound half outputs on Zen 4: vcvtps2ph and vcvtneps2bf16 on 512 bits take several cycles each).
+ */
+
+/** dst[j] = table[q[j] & 15] and dst[16 + j] = table[q[j] >> 4] for the 16 bytes at q. */
+template <class A, class Out>
+inline void put_nibbles16(Out* dst, const fbatch<A>& table, const std::byte* q) noexcept {
+  static_assert(lut_bits<A> >= 4);
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if constexpr (word_lookups<A, Out>) {
+    const __m256i b = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
+    const __m512i i = _mm512_inserti64x4(_mm512_castsi256_si512(b), _mm256_srli_epi16(b, 4), 1);
+    _mm512_storeu_si512(dst, _mm512_permutexvar_epi16(i, detail::avx512_table_words<Out>(table)));
+    return;
+  }
+#endif
+  const ibatch<A> i = load_u8<A>(q);
+  put<A>(dst, permute<A>(table, i));
+  put<A>(dst + 16, permute<A>(table, i >> 4));
+}
+
+/** dst[j] = lo[q[j] & 15] and dst[32 + j] = hi[q[j] >> 4] for the 32 bytes at q. */
+template <class A, class Out>
+inline void put_nibbles32(Out* dst, const fbatch<A>& lo, const fbatch<A>& hi, const std::byte* q) noexcept {
+  static_assert(lut_bits<A> >= 4);
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if constexpr (word_lookups<A, Out>) {
+    const __m512i b = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)));
+    _mm512_storeu_si512(dst, _mm512_permutexvar_epi16(b, detail::avx512_table_words<Out>(lo)));
+    _mm512_storeu_si512(dst + 32,
+                        _mm512_permutexvar_epi16(_mm512_srli_epi16(b, 4), detail::avx512_table_words<Out>(hi)));
+    return;
+  }
+#endif
+  constexpr std::size_t L = lanes<A>;
+  for (std::size_t j = 0; j < 32; j += L) {
+    const ibatch<A> i = load_u8<A>(q + j);
+    put<A>(dst + j, permute<A>(lo, i));
+    put<A>(dst + 32 + j, permute<A>(hi, i >> 4));
+  }
+}
+
+// The word lookups of half outputs (arch.hpp's word_lookups): AVX-512 BW only. Elsewhere only their
+// declarations, for the kernels' branches that `if constexpr (word_lookups<A, Out>)` discards.
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+/// A float table rounded to `Out` words once, for the lookups below that run many times per table.
+using word_table = __m512i;
+
+/** `table` as `Out` words, each 16-entry table twice (see put_nibbles16). */
+template <class A, class Out>
+inline word_table table_words(const fbatch<A>& table) noexcept {
+  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+  return detail::avx512_table_words<Out>(table);
+}
+
+/**
+ * dst[32 l + j] = t[(q[j] >> 2 l) & 3] for the 32 bytes at q and l < 4, where t = table_words of a table
+ * repeating every 4 lanes (so any index's low 2 bits pick the entry).
+ */
+template <class A, class Out>
+inline void put_crumbs32(Out* dst, const word_table& t, const std::byte* q) noexcept {
+  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+  const __m512i b = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)));
+  _mm512_storeu_si512(dst, _mm512_permutexvar_epi16(b, t));
+  _mm512_storeu_si512(dst + 32, _mm512_permutexvar_epi16(_mm512_srli_epi16(b, 2), t));
+  _mm512_storeu_si512(dst + 64, _mm512_permutexvar_epi16(_mm512_srli_epi16(b, 4), t));
+  _mm512_storeu_si512(dst + 96, _mm512_permutexvar_epi16(_mm512_srli_epi16(b, 6), t));
+}
+
+/**
+ * dst[j] = t[4 ((q[j] >> Shift) & 3) + First + j / 16] for the 32 bytes at q: 2-bit fields of two runs
+ * of 16 weights whose tables interleave in the table_words t (entry 4 v + k: value v of run k, k < 4).
+ */
+template <class A, int Shift, int First, class Out>
+inline void put_grouped_crumbs32(Out* dst, const word_table& t, const std::byte* q) noexcept {
+  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+  static_assert(Shift % 2 == 0 && Shift <= 6 && First >= 0 && First <= 2);
+  const __m512i b = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)));
+  __m512i v;  // the field at bits 2-3
+  if constexpr (Shift >= 2) {
+    v = _mm512_srli_epi16(b, static_cast<unsigned>(Shift - 2));
+  } else {
+    v = _mm512_slli_epi16(b, 2);
+  }
+  const __m512i run = _mm512_inserti64x4(_mm512_set1_epi16(First), _mm256_set1_epi16(First + 1), 1);
+  const __m512i idx = _mm512_or_si512(_mm512_and_si512(v, _mm512_set1_epi16(0xC)), run);
+  _mm512_storeu_si512(dst, _mm512_permutexvar_epi16(idx, t));
+}
+
+/**
+ * dst[j] = bit j of `bits` ? t[1] : t[0] for j < 32, where t = table_words of a table whose entries 0
+ * and 1 are a weight's two values (q1_0: -d and d): a blend by the bits themselves.
+ */
+template <class A, class Out>
+inline void put_bits32(Out* dst, const word_table& t, std::uint32_t bits) noexcept {
+  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+  const __m512i zero = _mm512_permutexvar_epi16(_mm512_setzero_si512(), t);
+  const __m512i one = _mm512_permutexvar_epi16(_mm512_set1_epi16(1), t);
+  _mm512_storeu_si512(dst, _mm512_mask_blend_epi16(bits, zero, one));
+}
+
+/**
+ * dst[j] = t[(q[j / 4] >> 2 (j % 4)) & 3] for j < 32 (the 8 bytes at q, fields least significant
+ * first), where t = table_words of a table repeating every 4 lanes.
+ */
+template <class A, class Out>
+inline void put_packed_crumbs32(Out* dst, const word_table& t, const std::byte* q) noexcept {
+  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+  std::uint64_t bytes;
+  std::memcpy(&bytes, q, sizeof bytes);
+  // Word j holds byte j / 4 (128-bit lane c: words 8c .. 8c + 7 from bytes 2c and 2c + 1), shifted by
+  // its field's position; the table's period makes the bits above the field irrelevant.
+  const __m512i b = _mm512_set1_epi64(static_cast<long long>(bytes));
+  const __m512i spread =
+      _mm512_shuffle_epi8(b, _mm512_set_epi8(-1, 7, -1, 7, -1, 7, -1, 7, -1, 6, -1, 6, -1, 6, -1, 6,  // lane 3
+                                             -1, 5, -1, 5, -1, 5, -1, 5, -1, 4, -1, 4, -1, 4, -1, 4,  // lane 2
+                                             -1, 3, -1, 3, -1, 3, -1, 3, -1, 2, -1, 2, -1, 2, -1, 2,  // lane 1
+                                             -1, 1, -1, 1, -1, 1, -1, 1, -1, 0, -1, 0, -1, 0, -1, 0));
+  const __m512i idx = _mm512_srlv_epi16(spread, _mm512_set4_epi32(0x00060004, 0x00020000, 0x00060004, 0x00020000));
+  _mm512_storeu_si512(dst, _mm512_permutexvar_epi16(idx, t));
+}
+
+/**
+ * dst[j] = t[2 q[j] + j / 16] for the 32 bytes q[j] < 16 of `bytes`: two runs of 16 weights whose
+ * tables interleave in t (entry 2 v + r: value v of run r).
+ */
+template <class A, class Out>
+inline void put_two_runs32(Out* dst, const word_table& t, const ibatch<swar_arch<A>>& bytes) noexcept {
+  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+  const __m512i w = _mm512_cvtepu8_epi16(static_cast<__m256i>(bytes));
+  const __m512i run = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(1), 1);
+  _mm512_storeu_si512(dst, _mm512_permutexvar_epi16(_mm512_or_si512(_mm512_slli_epi16(w, 1), run), t));
+}
+
+/**
+ * tq1_0's base-3 digits looked up in t (a table repeating every 4 lanes, entry digit): for the N bytes
+ * at q (32 or 16), dst[N n + j] = t[digit n of q[j]], n < 5, each digit carried out of a 16-bit
+ * fraction by a multiply by 3 (base3_digit) in 16-bit lanes.
+ */
+template <class A, std::size_t N, class Out>
+inline void put_base3_digits(Out* dst, const word_table& t, const std::byte* q) noexcept {
+  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+  static_assert(N == 32 || N == 16);
+  if constexpr (N == 32) {
+    __m512i f = _mm512_slli_epi16(_mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q))), 8);
+    const __m512i three = _mm512_set1_epi16(3);
+    for (std::size_t n = 0; n < 5; ++n) {
+      _mm512_storeu_si512(dst + 32 * n, _mm512_permutexvar_epi16(_mm512_mulhi_epu16(f, three), t));
+      f = _mm512_mullo_epi16(f, three);
+    }
+  } else {
+    __m256i f = _mm256_slli_epi16(_mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q))), 8);
+    const __m256i three = _mm256_set1_epi16(3), t16 = _mm512_castsi512_si256(t);
+    for (std::size_t n = 0; n < 5; ++n) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + 16 * n),
+                          _mm256_permutexvar_epi16(_mm256_mulhi_epu16(f, three), t16));
+      f = _mm256_mullo_epi16(f, three);
+    }
+  }
+}
+
+/**
+ * tq1_0's qh: dst[4 n + m] = t[digit n of byte m of `word`], n < 4: each byte's fraction times 3^n in
+ * 16-bit lanes, then one digit.
+ */
+template <class A, class Out>
+inline void put_base3_qh16(Out* dst, const word_table& t, std::uint32_t word) noexcept {
+  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+  // Word j: byte j % 4 in its high byte (the fraction byte << 8), times 3^(j / 4) modulo 2^16.
+  const __m256i bytes = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(word)),
+                                            _mm256_setr_epi8(-1, 0, -1, 1, -1, 2, -1, 3, -1, 0, -1, 1, -1, 2, -1, 3, -1,
+                                                             0, -1, 1, -1, 2, -1, 3, -1, 0, -1, 1, -1, 2, -1, 3));
+  const __m256i f = _mm256_mullo_epi16(bytes, _mm256_setr_epi16(1, 1, 1, 1, 3, 3, 3, 3, 9, 9, 9, 9, 27, 27, 27, 27));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst),
+                      _mm256_permutexvar_epi16(_mm256_mulhi_epu16(f, _mm256_set1_epi16(3)), _mm512_castsi512_si256(t)));
+}
+
+#else
+/// @cond INTERNAL
+/// The words of a table where there are none (see word_lookups): never made.
+struct word_table {};
+template <class A, class Out>
+word_table table_words(const fbatch<A>& table) noexcept;
+template <class A, class Out>
+void put_crumbs32(Out* dst, const word_table& t, const std::byte* q) noexcept;
+template <class A, int Shift, int First, class Out>
+void put_grouped_crumbs32(Out* dst, const word_table& t, const std::byte* q) noexcept;
+template <class A, class Out>
+void put_bits32(Out* dst, const word_table& t, std::uint32_t bits) noexcept;
+template <class A, class Out>
+void put_packed_crumbs32(Out* dst, const word_table& t, const std::byte* q) noexcept;
+template <class A, class Out>
+void put_two_runs32(Out* dst, const word_table& t, const ibatch<swar_arch<A>>& bytes) noexcept;
+template <class A, std::size_t N, class Out>
+void put_base3_digits(Out* dst, const word_table& t, const std::byte* q) noexcept;
+template <class A, class Out>
+void put_base3_qh16(Out* dst, const word_table& t, std::uint32_t word) noexcept;
+/// @endcond
+#endif
 
 /** A non-temporal store of v at dst, 64-byte aligned: writes a whole line without reading it first.
     Only where stream_stores<A>; stream_fence() orders the stores before anything after it. */

@@ -103,11 +103,9 @@ inline void convert_words(const std::byte* src, Out* dst, std::size_t n) noexcep
   for (; i + 4 * L <= n; i += 4 * L) {
     fbatch<A> a, b, c, d;
     E::pair(src + 2 * i, a, b);
-    put<A>(dst + i, a);
-    put<A>(dst + i + L, b);
+    put2<A>(dst + i, a, b);
     E::pair(src + 2 * (i + 2 * L), c, d);
-    put<A>(dst + i + 2 * L, c);
-    put<A>(dst + i + 3 * L, d);
+    put2<A>(dst + i + 2 * L, c, d);
   }
   for (; i + L <= n; i += L) put<A>(dst + i, E::vector(src + 2 * i));
   for (; i < n; ++i) dst[i] = narrow<Out>(E::one(src + 2 * i));
@@ -126,8 +124,7 @@ inline void convert_elements(const std::byte* src, Out* dst, std::size_t n, std:
   std::size_t i = 0;
   if constexpr (std::endian::native == std::endian::little) {
     for (; i + 2 * L <= n; i += 2 * L) {
-      put<A>(dst + i, load(src + size * i));
-      put<A>(dst + i + L, load(src + size * (i + L)));
+      put2<A>(dst + i, load(src + size * i), load(src + size * (i + L)));
     }
     for (; i + L <= n; i += L) put<A>(dst + i, load(src + size * i));
   }

@@ -93,6 +93,12 @@ void dequant_tq2_0(const std::byte* src, Out* dst, std::size_t nb) noexcept {
     const fbatch<A> d(half_scale(src + offsetof(B, d)));
     const fbatch<A> p = centred * d;  // lane k: float((k % 4) - 1) * d, the products of the scalar kernel
     const std::byte* qs = src + offsetof(B, qs);
+    if constexpr (word_lookups<A, Out>) {  // half outputs: p rounded once
+      const word_table t = table_words<A, Out>(p);
+      put_crumbs32<A>(dst, t, qs);
+      put_crumbs32<A>(dst + 128, t, qs + 32);
+      continue;
+    }
     for (std::size_t m = 0; m < 64; m += 16) {  // bytes m .. m + 15 of qs
       ibatch<A> w[16 / L];
       widen16<A>(qs + m, w);
@@ -123,6 +129,13 @@ void dequant_tq1_0(const std::byte* src, Out* dst, std::size_t nb) noexcept {
     const fbatch<A> d(half_scale(src + offsetof(B, d)));
     const fbatch<A> p = centred * d;  // lane k: float((k % 4) - 1) * d, the products of the scalar kernel
     const std::byte* qs = src + offsetof(B, qs);
+    if constexpr (word_lookups<A, Out>) {  // half outputs: p rounded once
+      const word_table t = table_words<A, Out>(p);
+      put_base3_digits<A, 32>(dst, t, qs);
+      put_base3_digits<A, 16>(dst + 160, t, qs + 32);
+      put_base3_qh16<A>(dst + 240, t, load_le<std::uint32_t>(src + offsetof(B, qh)));
+      continue;
+    }
     for (std::size_t m = 0; m < 48; m += 16) {  // bytes m .. m + 15: 5 digits of 32 (then 16) weights
       const std::size_t stride = m < 32 ? 32 : 16;
       Out* y = dst + (m < 32 ? m : 160);
