@@ -21,6 +21,10 @@ wine=""  # Debian's wine64 package puts its loader outside PATH
 for w in wine /usr/lib/wine/wine64; do
   if command -v "$w" > /dev/null; then wine=$(command -v "$w") && break; fi
 done
+wineserver=""
+for w in wineserver /usr/lib/wine/wineserver; do
+  if command -v "$w" > /dev/null; then wineserver=$(command -v "$w") && break; fi
+done
 emulator=()
 if [[ -n "$wine" ]]; then
   emulator=(-DCMAKE_CROSSCOMPILING_EMULATOR="$wine")
@@ -36,6 +40,17 @@ cmake --build "$out" -j"$(nproc)"
 cmake --build "$out" --target gguf-fuzz-replay -j"$(nproc)"  # every header alone: the native CI build
 file "$out/examples/gguf-dump.exe" | grep -q "PE32+ executable" || { echo "not a Windows executable"; exit 1; }
 if [[ -n "$wine" ]]; then
+  # One wineserver for the whole run, and wine's services started once, before any test, with their
+  # output to /dev/null. Otherwise every program (the CLI test alone starts ~150) starts a server and the
+  # services of its own, ~2 s each (the Windows tests took 7 min, now 20 s). The services must not be
+  # started by a test: they would inherit its output, and ctest would wait on that pipe until they exit.
+  if [[ -n "$wineserver" ]]; then
+    "$wineserver" -k > /dev/null 2>&1 || true  # the setup's server, if it still lingers
+    "$wineserver" -w
+    "$wineserver" -p < /dev/null > /dev/null 2>&1
+    trap '"$wineserver" -k || true' EXIT
+    "$wine" wineboot --init < /dev/null > /dev/null 2>&1
+  fi
   # Under wine a test program now and then fails to start at all (no output, exit within 10 ms, seen once
   # in ~20 runs); a test must fail three times in a row to fail here. Real failures fail every time.
   ctest --test-dir "$out" --output-on-failure -j"$(nproc)" --repeat until-pass:3
