@@ -180,7 +180,9 @@ template <class Out>
 void check(ggml_type type) {
   const gguf::type_traits& tt = gguf::traits(type);
   INFO("isas: " << isas().size());
-  for (const auto& [name, k] : kernels_of<Out>(type)) {
+  for (const auto& kernel : kernels_of<Out>(type)) {
+    const std::string& name = kernel.first;  // not a structured binding: CAPTURE's lambda takes it
+    const gguf::dequant_fn_to<Out> k = kernel.second;
     CAPTURE(name);
     REQUIRE_MESSAGE(static_cast<bool>(k), "no kernel");
     for (const std::vector<std::byte>& data : inputs(type)) {
@@ -331,9 +333,10 @@ void check_streamed(ggml_type type) {
   Out* const out = storage.data() + (64 - reinterpret_cast<std::uintptr_t>(storage.data()) % 64) % 64 / sizeof(Out);
   const Out guard = gguf::kernels::narrow<Out>(-7.0f);
   out[n] = guard;
-  for (const auto& [name, k] : kernels_of<Out>(type)) {
+  for (const auto& kernel : kernels_of<Out>(type)) {
+    const std::string& name = kernel.first;
     CAPTURE(name);
-    k(src.data(), out, blocks);
+    kernel.second(src.data(), out, blocks);
     std::size_t bad = 0;
     CHECK_MESSAGE(same_output(out, want.data(), n, bad), "first difference at " << bad);
     CHECK(bits_of(out[n]) == bits_of(guard));

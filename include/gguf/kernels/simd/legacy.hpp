@@ -33,7 +33,7 @@ inline void dequant_q4_q5(const std::byte* src, Out* dst, std::size_t nb) noexce
     fbatch<A> m(0.0f);
     if constexpr (has_min) m = fbatch<A>(half_scale(src + offsetof(B, m)));
     const std::byte* qs = src + offsetof(B, qs);
-    if constexpr (!fifth_bit && lut_bits<A> >= 4 && !std::is_same_v<Out, float>) {
+    if constexpr (!fifth_bit && word_lookups<A, Out>) {
       // Half outputs: the block's 16 values rounded once, then looked up by the nibbles.
       const fbatch<A> q = lane_map<A>([](int k) { return static_cast<float>(k - centre); });
       put_nibbles16<A>(dst, has_min ? xsimd::fma(q, d, m) : q * d, qs);
