@@ -166,16 +166,32 @@ struct kernel_table {
   dequant_fn_to<bf16> bf16_out[ggml_type_count] = {};  ///< bf16 outputs
   quant_fn quantize[ggml_type_count] = {};             ///< quantizers (null where a type has none)
 
+  /// The kernels writing `Out`, indexed by type.
+  template <dequant_output Out>
+  constexpr auto& outputs() noexcept {
+    return outputs_of<Out>(*this);
+  }
+  /// The kernels writing `Out`, indexed by type.
+  template <dequant_output Out>
+  constexpr const auto& outputs() const noexcept {
+    return outputs_of<Out>(*this);
+  }
   /// The kernel of `t` for `Out`.
   template <dequant_output Out>
   constexpr dequant_fn_to<Out> get(ggml_type t) const noexcept {
-    const auto i = static_cast<std::uint32_t>(t);
+    return outputs<Out>()[static_cast<std::uint32_t>(t)];
+  }
+
+ private:
+  // The one place that says which array holds which output (self: the table, const or not).
+  template <class Out, class Self>
+  static constexpr auto& outputs_of(Self& self) noexcept {
     if constexpr (std::is_same_v<Out, float>) {
-      return f32_out[i];
+      return self.f32_out;
     } else if constexpr (std::is_same_v<Out, f16>) {
-      return f16_out[i];
+      return self.f16_out;
     } else {
-      return bf16_out[i];
+      return self.bf16_out;
     }
   }
 };

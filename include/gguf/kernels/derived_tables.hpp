@@ -100,6 +100,39 @@ inline constexpr float_rows<128, 8> sign7_rows = [] {
   return r;
 }();
 
+/**
+ * iq1s_grid as 4-bit codes (the iq1 kernels that look weights up with a register permute): row
+ * r + 2048 s holds in nibble j the code (g + 1) | 4 s of the grid's value g in {-1, 0, 1} at byte j of
+ * row r, s the sign of the delta (1: -delta), so an index with the delta's sign above its 11 bits
+ * finds the whole lookup index of each of the row's 8 weights (16 KiB, as many bytes as the grid).
+ */
+inline constexpr std::array<std::uint32_t, 4096> iq1_codes = [] {
+  std::array<std::uint32_t, 4096> c{};
+  for (std::size_t r = 0; r < 4096; ++r) {
+    for (unsigned j = 0; j < 8; ++j) {
+      const auto g = static_cast<std::int8_t>(iq1s_grid[r % 2048] >> (8 * j));
+      c[r] |= (static_cast<std::uint32_t>(g + 1) | static_cast<std::uint32_t>(r / 2048) << 2) << (4 * j);
+    }
+  }
+  return c;
+}();
+
+/**
+ * iq3s_grid as 4-bit codes (the iq3_s kernels that look weights up with a register permute): nibble j
+ * of row r is (g - 1) / 2 for the grid's odd value g in 1 .. 15 at byte j of row r (1 KiB). Its
+ * kernels read a row as the low half of a 32-bit word: the zero row 512 keeps the last one's inside.
+ */
+inline constexpr std::array<std::uint16_t, 513> iq3s_codes = [] {  // a zero row after: rows are read as words
+  std::array<std::uint16_t, 513> c{};
+  for (std::size_t r = 0; r < 512; ++r) {
+    for (unsigned j = 0; j < 4; ++j) {
+      const unsigned g = (iq3s_grid[r] >> (8 * j)) & 0xFFu;
+      c[r] = static_cast<std::uint16_t>(c[r] | ((g - 1) / 2) << (4 * j));
+    }
+  }
+  return c;
+}();
+
 }  // namespace tables
 GGUF_END_NAMESPACE
 

@@ -190,16 +190,8 @@ constexpr dispatch::detail::kernel_table best_kernel_table() noexcept {
 template <dequant_output Out>
 constexpr dispatch::detail::kernel_table best_kernel_table_to() noexcept {
   dispatch::detail::kernel_table table;
-  for (const type_traits& tt : ggml_types) {
-    const auto i = static_cast<std::uint32_t>(tt.type);
-    if constexpr (std::is_same_v<Out, float>) {
-      table.f32_out[i] = best_kernel_to<Out>(tt.type);
-    } else if constexpr (std::is_same_v<Out, f16>) {
-      table.f16_out[i] = best_kernel_to<Out>(tt.type);
-    } else {
-      table.bf16_out[i] = best_kernel_to<Out>(tt.type);
-    }
-  }
+  for (const type_traits& tt : ggml_types)
+    table.outputs<Out>()[static_cast<std::uint32_t>(tt.type)] = best_kernel_to<Out>(tt.type);
   return table;
 }
 

@@ -104,10 +104,10 @@ inline void run_groups(const std::byte* src, Out* dst, std::size_t nb, Scales&& 
         groups(src + i * sizeof(B), [&](auto g, std::size_t o, const ibatch<S>& v) {
           ibatch<A> q[P / L];
           widen_bytes<A, Signed, S>(v, q);
-          for (std::size_t k = 0; k + 1 < P / L; k += 2) {
+          static_assert(P / L % 2 == 0, "widened in pairs (AVX-512: 2 vectors of 16 weights)");
+          for (std::size_t k = 0; k < P / L; k += 2) {
             put2<A>(out + 32 * g + o + k * L, weights(q[k], t, g, o + k * L), weights(q[k + 1], t, g, o + (k + 1) * L));
           }
-          if constexpr (P / L % 2 != 0) put<A>(out + 32 * g + o + P - L, weights(q[P / L - 1], t, g, o + P - L));
         });
       }
       src += n * sizeof(B);

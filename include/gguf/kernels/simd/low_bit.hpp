@@ -43,8 +43,8 @@ void dequant_q1_0(const std::byte* src, Out* dst, std::size_t nb) noexcept {
     const ibatch<A> d(std::bit_cast<std::int32_t>(half_scale(src + offsetof(B, d))));
     const std::byte* qs = src + offsetof(B, qs);
     if constexpr (word_lookups<A, Out>) {  // -d and d rounded once, then blended
-      const word_table t = table_words<A, Out>(as_float<A>(d ^ even_lanes_sign));
-      for (std::size_t j = 0; j < 128; j += 32) put_bits32<A>(dst + j, t, load_le<std::uint32_t>(qs + j / 8));
+      const word_pair w = pair_words<A, Out>(as_float<A>(d ^ even_lanes_sign));
+      for (std::size_t j = 0; j < 128; j += 32) put_bits32<A>(dst + j, w, load_le<std::uint32_t>(qs + j / 8));
       continue;
     }
     for (std::size_t j = 0; j < 128; j += 32) {

@@ -575,6 +575,35 @@ inline ibatch<A> shift_right_lanes(const ibatch<A>& x, const ibatch<A>& n) noexc
 }
 
 /**
+ * 16 lanes of 4-bit codes from two words of 8: lane j of out[0 .. 16 / lanes<A>) holds nibble j of a
+ * (j < 8) or nibble j - 8 of b in its low 4 bits, the bits above it whatever the shift leaves (for
+ * permute, which ignores them). A broadcast and one variable shift per batch on AVX2 and AVX-512 (its
+ * two words blended by the broadcast's mask); only where lut_bits<A> != 0.
+ */
+template <class A>
+inline void nibble_lanes16(std::uint32_t a, std::uint32_t b, ibatch<A>* out) noexcept {
+  static_assert(lut_bits<A> != 0, "for register-wide permutes");
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if constexpr (is_avx512<A>) {
+    const __m512i ab = _mm512_mask_set1_epi32(_mm512_set1_epi32(static_cast<int>(a)), 0xFF00, static_cast<int>(b));
+    out[0] = _mm512_srlv_epi32(ab, _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28));
+    return;
+  }
+#endif
+#if defined(__AVX2__)
+  if constexpr (is_avx2<A>) {
+    const __m256i n = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
+    out[0] = _mm256_srlv_epi32(_mm256_set1_epi32(static_cast<int>(a)), n);
+    out[1] = _mm256_srlv_epi32(_mm256_set1_epi32(static_cast<int>(b)), n);
+    return;
+  }
+#endif
+  (void)a;
+  (void)b;
+  (void)out;
+}
+
+/**
  * The next base-3 digit of fractions of 16 bits (tq1_0): lane f < 2^16 gives floor(3 f / 2^16), which is
  * 0, 1 or 2, and becomes 3 f mod 2^16. A byte b as f = b << 8 gives, call after call, the digits
  * ((b 3^n mod 256) 3) >> 8 of scalar/ternary.hpp's tq1_digit. On x86 two 16-bit multiplies (pmulhuw,
@@ -1175,16 +1204,25 @@ inline void put_grouped_crumbs32(Out* dst, const word_table& t, const std::byte*
   _mm512_storeu_si512(dst, _mm512_permutexvar_epi16(idx, t));
 }
 
-/**
- * dst[j] = bit j of `bits` ? t[1] : t[0] for j < 32, where t = table_words of a table whose entries 0
- * and 1 are a weight's two values (q1_0: -d and d): a blend by the bits themselves.
- */
+/// The two words a bit chooses between (put_bits32), each in every lane.
+struct word_pair {
+  __m512i zero;  ///< the word of a clear bit
+  __m512i one;   ///< the word of a set bit
+};
+
+/** Entries 0 and 1 of `table` rounded to `Out` words, once for the many put_bits32 that use them. */
 template <class A, class Out>
-inline void put_bits32(Out* dst, const word_table& t, std::uint32_t bits) noexcept {
+inline word_pair pair_words(const fbatch<A>& table) noexcept {
   static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
-  const __m512i zero = _mm512_permutexvar_epi16(_mm512_setzero_si512(), t);
-  const __m512i one = _mm512_permutexvar_epi16(_mm512_set1_epi16(1), t);
-  _mm512_storeu_si512(dst, _mm512_mask_blend_epi16(bits, zero, one));
+  const word_table t = table_words<A, Out>(table);
+  return {_mm512_permutexvar_epi16(_mm512_setzero_si512(), t), _mm512_permutexvar_epi16(_mm512_set1_epi16(1), t)};
+}
+
+/** dst[j] = bit j of `bits` ? w.one : w.zero for j < 32 (q1_0: d and -d): a blend by the bits themselves. */
+template <class A, class Out>
+inline void put_bits32(Out* dst, const word_pair& w, std::uint32_t bits) noexcept {
+  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+  _mm512_storeu_si512(dst, _mm512_mask_blend_epi16(bits, w.zero, w.one));
 }
 
 /**
@@ -1273,8 +1311,11 @@ template <class A, class Out>
 void put_crumbs32(Out* dst, const word_table& t, const std::byte* q) noexcept;
 template <class A, int Shift, int First, class Out>
 void put_grouped_crumbs32(Out* dst, const word_table& t, const std::byte* q) noexcept;
+struct word_pair {};
 template <class A, class Out>
-void put_bits32(Out* dst, const word_table& t, std::uint32_t bits) noexcept;
+word_pair pair_words(const fbatch<A>& table) noexcept;
+template <class A, class Out>
+void put_bits32(Out* dst, const word_pair& w, std::uint32_t bits) noexcept;
 template <class A, class Out>
 void put_packed_crumbs32(Out* dst, const word_table& t, const std::byte* q) noexcept;
 template <class A, class Out>
