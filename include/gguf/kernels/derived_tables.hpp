@@ -118,20 +118,42 @@ inline constexpr std::array<std::uint32_t, 4096> iq1_codes = [] {
 }();
 
 /**
- * iq3s_grid as 4-bit codes (the iq3_s kernels that look weights up with a register permute): nibble j
- * of row r is (g - 1) / 2 for the grid's odd value g in 1 .. 15 at byte j of row r (1 KiB). Its
- * kernels read a row as the low half of a 32-bit word: the zero row 512 keeps the last one's inside.
+ * A grid's rows as 4-bit codes, for the kernels that look weights up with a register permute: nibble j
+ * of row r is the position in `levels` of the grid's byte j of row r (8 bytes a std::uint64_t row make
+ * a std::uint32_t code row, 4 of a std::uint32_t a std::uint16_t). A byte missing from `levels` stops
+ * the compilation (an index past the end in a constant expression).
  */
-inline constexpr std::array<std::uint16_t, 513> iq3s_codes = [] {  // a zero row after: rows are read as words
-  std::array<std::uint16_t, 513> c{};
-  for (std::size_t r = 0; r < 512; ++r) {
-    for (unsigned j = 0; j < 4; ++j) {
-      const unsigned g = (iq3s_grid[r] >> (8 * j)) & 0xFFu;
-      c[r] = static_cast<std::uint16_t>(c[r] | ((g - 1) / 2) << (4 * j));
+template <class Code, class Word, std::size_t N, std::size_t M>
+constexpr std::array<Code, N> code_rows(const std::array<Word, N>& grid,
+                                        const std::array<std::uint8_t, M>& levels) noexcept {
+  static_assert(2 * sizeof(Code) == sizeof(Word) && M <= 8);
+  std::array<Code, N> c{};
+  for (std::size_t r = 0; r < N; ++r) {
+    for (unsigned j = 0; j < sizeof(Word); ++j) {
+      const auto b = static_cast<std::uint8_t>(grid[r] >> (8 * j));
+      std::size_t code = 0;
+      while (levels[code] != b) ++code;
+      c[r] = static_cast<Code>(c[r] | code << (4 * j));
     }
   }
   return c;
-}();
+}
+
+/// The values of the iq2 grids' bytes, in code order.
+inline constexpr std::array<std::uint8_t, 3> iq2_levels{{8, 25, 43}};
+/// The values of iq3xxs_grid's bytes, in code order.
+inline constexpr std::array<std::uint8_t, 8> iq3xxs_levels{{4, 12, 20, 28, 36, 44, 52, 62}};
+/// The values of iq3s_grid's bytes, in code order.
+inline constexpr std::array<std::uint8_t, 8> iq3s_levels{{1, 3, 5, 7, 9, 11, 13, 15}};
+
+/// iq2xs_grid as codes of iq2_levels (2 KiB)
+inline constexpr auto iq2xs_codes = code_rows<std::uint32_t>(iq2xs_grid, iq2_levels);
+/// iq2s_grid as codes of iq2_levels (4 KiB)
+inline constexpr auto iq2s_codes = code_rows<std::uint32_t>(iq2s_grid, iq2_levels);
+/// iq3xxs_grid as codes of iq3xxs_levels (512 bytes)
+inline constexpr auto iq3xxs_codes = code_rows<std::uint16_t>(iq3xxs_grid, iq3xxs_levels);
+/// iq3s_grid as codes of iq3s_levels (1 KiB)
+inline constexpr auto iq3s_codes = code_rows<std::uint16_t>(iq3s_grid, iq3s_levels);
 
 }  // namespace tables
 GGUF_END_NAMESPACE

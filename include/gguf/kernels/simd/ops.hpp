@@ -559,6 +559,15 @@ inline fbatch<A> flip_signs(const fbatch<A>& v, std::uint32_t word) noexcept {
   return v ^ (as_float<A>(bit_lanes<A>(word)) & as_float<A>(ibatch<A>(INT32_MIN)));
 }
 
+/** v with `bit` or'ed into lane i where bit i of `word` is set: one masked or on AVX-512. */
+template <class A>
+inline ibatch<A> mark_lanes(const ibatch<A>& v, std::uint32_t word, std::int32_t bit) noexcept {
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if constexpr (is_avx512<A>) return _mm512_mask_or_epi32(v, static_cast<__mmask16>(word), v, _mm512_set1_epi32(bit));
+#endif
+  return v | (bit_lanes<A>(word) & ibatch<A>(bit));
+}
+
 /**
  * Lane i of x shifted right (arithmetically) by lane i of n, 0 <= n < 32: one instruction on AVX2 and
  * AVX-512 (xsimd 8.1 runs AVX-512's element by element), xsimd's own elsewhere.
