@@ -36,7 +36,8 @@ namespace detail {
 /// One block's lookups for the code kernels.
 struct grid_lookups {
   alignas(64) std::uint16_t row[64];    ///< each row's index in its code table (rows of 8 weights)
-  alignas(64) std::uint16_t code[64];   ///< each row's codes, already looked up (rows of 4 weights)
+  alignas(64) std::uint16_t code[64];   ///< each row's codes, already looked up (rows of 4 weights; on
+                                        ///< AVX-512 with each weight's sign as bit 3 of its code)
   alignas(64) std::uint16_t signs[16];  ///< bit j of signs[k]: weight 16 k + j is negated (the signed types)
   alignas(64) float scale[16];          ///< the scale of weights 16 k .. 16 k + 15
 };
@@ -117,7 +118,9 @@ inline void dequant_codes(const std::byte* src, Out* dst, std::size_t nb, const 
         }
         for (std::size_t m = 0; m < 16 / L; ++m) {
           const unsigned signs = static_cast<unsigned>(b.signs[k]) >> (m * L);
-          if constexpr (signed_table) {
+          if constexpr (signed_table && RowWeights == 4) {  // `make` put the signs in the codes
+            put<A>(dst + m * L, permute<A>(table, v[m]));
+          } else if constexpr (signed_table) {
             put<A>(dst + m * L, permute<A>(table, mark_lanes<A>(v[m], signs, 8)));
           } else if constexpr (Signed) {
             put<A>(dst + m * L, flip_signs<A>(permute<A>(table, v[m]), signs));
@@ -144,7 +147,7 @@ inline __m512i avx512_sign_bytes16(__m512i f) noexcept {  // 16-bit lanes
  * sub-scale on top): signs of group g from field g % 4 of word g / 4; the scale d * (0.5 + s) * step of
  * each 32 weights, twice.
  */
-inline void avx512_aux_signs_scales(__m256i aux, float d, float step, grid_lookups& out) noexcept {
+inline __m256i avx512_aux_signs_scales(__m256i aux, float d, float step, grid_lookups& out) noexcept {
   const __m512i w = _mm512_castsi256_si512(aux);
   __m512i f[2];
   for (int h = 0; h < 2; ++h) {  // groups 16 h ..: dword lanes, then narrowed to words
@@ -155,12 +158,13 @@ inline void avx512_aux_signs_scales(__m256i aux, float d, float step, grid_looku
   }
   const __m512i fields =
       _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi32_epi16(f[0])), _mm512_cvtepi32_epi16(f[1]), 1);
-  _mm256_store_si256(reinterpret_cast<__m256i*>(out.signs), _mm512_cvtepi16_epi8(avx512_sign_bytes16(fields)));
+  const __m256i signs = _mm512_cvtepi16_epi8(avx512_sign_bytes16(fields));
   const __m256 s = _mm256_cvtepi32_ps(_mm256_srli_epi32(aux, 28));
   const __m256 db =
       _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(d), _mm256_add_ps(_mm256_set1_ps(0.5f), s)), _mm256_set1_ps(step));
   _mm512_store_ps(out.scale, _mm512_permutexvar_ps(_mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0),
                                                    _mm512_castps256_ps512(db)));
+  return signs;
 }
 
 /// The scales d * (0.5 + s) * step of 16 weights each, s the 16 nibbles of the 8 bytes at p, low first.
@@ -175,25 +179,53 @@ inline void avx512_nibble_scales(const std::byte* p, float d, float step, grid_l
 }
 
 /**
- * Entry idx of the N-word table t for each of 32 word lanes (idx < N, N a multiple of 64): the table in
- * registers, 64 words a two-register permute (vpermi2w), the chunk picked by compares. A 16-bit code
- * table of 256 or 512 rows costs 7 or 15 operations per 32 rows here, where loading each row costs
- * an index and a row load per 4 weights, what bound the kernels of the 4-weight rows.
+ * Entry idx of the N-word table t for each of 32 word lanes (idx < N, N = 64 2^k): the table in
+ * registers, 64 words a two-register permute (vpermi2w), the chunks then merged pairwise by index bits
+ * 6, 7, ... (a tree of masked blends). A 16-bit code table of 256 or 512 rows costs 9 or 18 operations
+ * per 32 rows here, where loading each row costs an index and a row load per 4 weights, which bound the
+ * kernels of the 4-weight rows.
  */
 template <std::size_t N>
 inline __m512i avx512_lookup_words(const std::array<std::uint16_t, N>& t, __m512i idx) noexcept {
-  static_assert(N % 64 == 0);
-  constexpr std::size_t chunks = N / 64;
-  const auto chunk = [&](std::size_t c) {
-    return _mm512_permutex2var_epi16(_mm512_loadu_si512(t.data() + 64 * c), idx,
+  static_assert(N >= 64 && (N & (N - 1)) == 0);
+  __m512i r[N / 64];
+  for (std::size_t c = 0; c < N / 64; ++c) {
+    r[c] = _mm512_permutex2var_epi16(_mm512_loadu_si512(t.data() + 64 * c), idx,
                                      _mm512_loadu_si512(t.data() + 64 * c + 32));
-  };
-  __m512i r = chunk(0);
-  for (std::size_t c = 1; c < chunks; ++c) {
-    r = _mm512_mask_blend_epi16(_mm512_cmpge_epu16_mask(idx, _mm512_set1_epi16(static_cast<short>(64 * c))), r,
-                                chunk(c));
   }
-  return r;
+  for (std::size_t n = N / 64, bit = 64; n > 1; n /= 2, bit *= 2) {
+    const __mmask32 high = _mm512_test_epi16_mask(idx, _mm512_set1_epi16(static_cast<short>(bit)));
+    for (std::size_t c = 0; c < n / 2; ++c) r[c] = _mm512_mask_blend_epi16(high, r[2 * c], r[2 * c + 1]);
+  }
+  return r[0];
+}
+#endif
+
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+/**
+ * Rows 32 h .. 32 h + 31 of 4 weights looked up in `codes` (avx512_lookup_words), the signs of their
+ * weights (32 sign bytes, bit j of byte g: weight 8 g + j) as bit 3 of each code: row r's 4 sign bits
+ * (a nibble of byte r / 2) spread to bits 3, 7, 11, 15 by a word permute of a 16-entry table.
+ */
+template <std::size_t N>
+inline __m512i avx512_signed_codes4(const std::array<std::uint16_t, N>& codes, __m512i rows, __m256i sign_bytes,
+                                    unsigned h) noexcept {
+  alignas(64) static constexpr std::array<std::uint16_t, 32> spread = [] {
+    std::array<std::uint16_t, 32> t{};  // index bit 4 (the next nibble's bit 0) ignored
+    for (unsigned s = 0; s < 32; ++s) {
+      for (unsigned b = 0; b < 4; ++b) t[s] = static_cast<std::uint16_t>(t[s] | ((s >> b) & 1u) << (4 * b + 3));
+    }
+    return t;
+  }();
+  const __m512i bytes = _mm512_cvtepu8_epi16(sign_bytes);  // word g: sign byte g
+  const __m512i pairs =
+      _mm512_permutexvar_epi16(_mm512_add_epi16(_mm512_set_epi16(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9,
+                                                                 8, 8, 7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0),
+                                                _mm512_set1_epi16(static_cast<short>(16 * h))),
+                               bytes);
+  const __m512i nibbles = _mm512_srlv_epi16(pairs, _mm512_set1_epi32(0x00040000));
+  return _mm512_or_si512(avx512_lookup_words(codes, rows),
+                         _mm512_permutexvar_epi16(nibbles, _mm512_load_si512(spread.data())));
 }
 #endif
 
@@ -300,11 +332,12 @@ inline void iq3xxs_lookups(const std::byte* src, grid_lookups& out) noexcept {
   const std::byte* qs = src + offsetof(B, qs);
 #if defined(__AVX512F__) && defined(__AVX512BW__)
   if constexpr (is_avx512<A>) {
+    const __m256i signs =
+        avx512_aux_signs_scales(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs + 64)), d, 0.5f, out);
     for (unsigned h = 0; h < 2; ++h) {
       const __m512i row = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs + 32 * h)));
-      _mm512_store_si512(out.code + 32 * h, avx512_lookup_words(tables::iq3xxs_codes, row));
+      _mm512_store_si512(out.code + 32 * h, avx512_signed_codes4(tables::iq3xxs_codes, row, signs, h));
     }
-    avx512_aux_signs_scales(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs + 64)), d, 0.5f, out);
     return;
   }
 #endif
@@ -321,7 +354,7 @@ inline void iq3s_lookups(const std::byte* src, grid_lookups& out) noexcept {
   const std::byte* qs = src + offsetof(B, qs);
   const std::byte* qh = src + offsetof(B, qh);
   const std::byte* scales = src + offsetof(B, scales);
-  copy_signs<A>(src + offsetof(B, signs), out);
+  const std::byte* signs = src + offsetof(B, signs);
 #if defined(__AVX512F__) && defined(__AVX512BW__)
   if constexpr (is_avx512<A>) {  // bit r of the 64-bit qh is row r's ninth bit (added: below it the byte)
     // Lane k: nibble k / 2 of the 4 scale bytes (weights 32 (k / 2) ..), d * (1 + 2 s).
@@ -332,11 +365,12 @@ inline void iq3s_lookups(const std::byte* src, grid_lookups& out) noexcept {
     const __m512i odd = _mm512_or_si512(_mm512_slli_epi32(sc, 1), _mm512_set1_epi32(1));
     _mm512_store_ps(out.scale, _mm512_mul_ps(_mm512_set1_ps(d), _mm512_cvtepi32_ps(odd)));
     const auto h = load_le<std::uint64_t>(qh);
+    const __m256i sign_bytes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(signs));
     for (unsigned half = 0; half < 2; ++half) {
       const __m512i low = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs + 32 * half)));
       const __m512i row =
           _mm512_mask_add_epi16(low, static_cast<__mmask32>(h >> (32 * half)), low, _mm512_set1_epi16(0x100));
-      _mm512_store_si512(out.code + 32 * half, avx512_lookup_words(tables::iq3s_codes, row));
+      _mm512_store_si512(out.code + 32 * half, avx512_signed_codes4(tables::iq3s_codes, row, sign_bytes, half));
     }
     return;
   }
@@ -349,6 +383,7 @@ inline void iq3s_lookups(const std::byte* src, grid_lookups& out) noexcept {
                                             (((load_le<std::uint8_t>(qh + r / 8) >> (r % 8)) & 1u) << 8));
   }
   lookup_codes4(tables::iq3s_codes, out);
+  copy_signs<A>(signs, out);
 }
 
 /// iq1_s: rows qs | 3 bits of qh << 8 | the delta's sign << 11 (tables::iq1_codes); dl per 32, twice.
