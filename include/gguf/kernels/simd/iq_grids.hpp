@@ -31,9 +31,9 @@ namespace kernels::simd {
 // (iq_codes.hpp): each grid byte is one of at most 8 levels, so a row becomes 4-bit codes looked up by
 // a permute in a table of the levels times the scale, the indices, signs and scales built with vector
 // operations a block ahead, and the 4-weight rows of iq3_xxs and iq3_s looked up in registers
-// (vpermi2w) there, signs included. From the grid-row kernels below, in one session: iq1_m 22% -> 60-64%
-// of memset, iq1_s 33% -> 59-64%, iq2_s 34% -> 48-52%, iq2_xs 42% -> 44-49%, iq3_xxs 35% -> 44-47%,
-// iq3_s 23% -> 42-46%.
+// (vpermi2w) there, signs included. From the grid-row kernels below, over the runs of one session:
+// iq1_m 22% -> 58-64% of memset, iq1_s 33% -> 59-64%, iq2_s 34% -> 47-52%, iq2_xs 42% -> 44-49%,
+// iq3_xxs 35% -> 39-47%, iq3_s 23% -> 40-46%.
 // iq2_xxs keeps its float rows (below: codes measured 10-20% slower; its indices are whole bytes, and
 // its float rows take two multiplies straight from memory per 8 weights).
 // The grid-row kernels, for iq2_xxs and for SSE and NEON:

@@ -1268,6 +1268,18 @@ inline void put_two_runs32(Out* dst, const word_table& t, const ibatch<swar_arch
 }
 
 /**
+ * dst[j] = t[idx[j] & 15] for the 16 lanes of idx (32-bit), t = table_words of a 16-entry table: the
+ * indices narrowed to words (vpmovdw), then one 256-bit word permute, where a float permute would need
+ * a conversion per 16 weights (the grid types by code rows).
+ */
+template <class A, class Out>
+inline void put_words16(Out* dst, const word_table& t, const ibatch<A>& idx) noexcept {
+  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst),
+                      _mm256_permutexvar_epi16(_mm512_cvtepi32_epi16(idx), _mm512_castsi512_si256(t)));
+}
+
+/**
  * tq1_0's base-3 digits looked up in t (a table repeating every 4 lanes, entry digit): for the N bytes
  * at q (32 or 16), dst[N n + j] = t[digit n of q[j]], n < 5, each digit carried out of a 16-bit
  * fraction by a multiply by 3 (base3_digit) in 16-bit lanes.
@@ -1331,6 +1343,8 @@ template <class A, class Out>
 void put_two_runs32(Out* dst, const word_table& t, const ibatch<swar_arch<A>>& bytes) noexcept;
 template <class A, std::size_t N, class Out>
 void put_base3_digits(Out* dst, const word_table& t, const std::byte* q) noexcept;
+template <class A, class Out>
+void put_words16(Out* dst, const word_table& t, const ibatch<A>& idx) noexcept;
 template <class A, class Out>
 void put_base3_qh16(Out* dst, const word_table& t, std::uint32_t word) noexcept;
 /// @endcond
