@@ -101,6 +101,16 @@ inline constexpr float_rows<128, 8> sign7_rows = [] {
 }();
 
 /**
+ * The nibble that holds weight j's code in a code row of n weights: for n = 4 the even weights' codes
+ * in the low byte, the odd weights' in the high byte ("paired order"), so the low bytes of 4 rows and
+ * then their high bytes are a 64-bit word whose low half holds the even weights of 16 and whose high
+ * half the odd ones, which a broadcast and one 64-bit variable shift spread over 16 lanes in order (lane
+ * 2k: nibble k of the low half, lane 2k + 1: nibble k of the high half). Rows of 8 keep weight j in
+ * nibble j: each is a half of 16 weights already.
+ */
+constexpr unsigned paired_nibble(unsigned j, unsigned n) noexcept { return n == 4 ? j % 2 * 2 + j / 2 : j; }
+
+/**
  * iq1s_grid as 4-bit codes (the iq1 kernels that look weights up with a register permute): row
  * r + 2048 s holds in nibble j the code (g + 1) | 4 s of the grid's value g in {-1, 0, 1} at byte j of
  * row r, s the sign of the delta (1: -delta), so an index with the delta's sign above its 11 bits
@@ -118,10 +128,11 @@ inline constexpr std::array<std::uint32_t, 4096> iq1_codes = [] {
 }();
 
 /**
- * A grid's rows as 4-bit codes, for the kernels that look weights up with a register permute: nibble j
- * of row r is the position in `levels` of the grid's byte j of row r (8 bytes a std::uint64_t row make
- * a std::uint32_t code row, 4 of a std::uint32_t a std::uint16_t). A byte missing from `levels` stops
- * the compilation (an index past the end in a constant expression).
+ * A grid's rows as 4-bit codes, for the kernels that look weights up with a register permute: nibble
+ * paired_nibble(j, n) of row r is the position in `levels` of the grid's byte j of row r (n = 8 bytes of
+ * a std::uint64_t row make a std::uint32_t code row, 4 of a std::uint32_t a std::uint16_t in paired
+ * order). A byte missing from `levels` stops the compilation (an index past the end in a constant
+ * expression).
  */
 template <class Code, class Word, std::size_t N, std::size_t M>
 constexpr std::array<Code, N> code_rows(const std::array<Word, N>& grid,
@@ -133,7 +144,7 @@ constexpr std::array<Code, N> code_rows(const std::array<Word, N>& grid,
       const auto b = static_cast<std::uint8_t>(grid[r] >> (8 * j));
       std::size_t code = 0;
       while (levels[code] != b) ++code;
-      c[r] = static_cast<Code>(c[r] | code << (4 * j));
+      c[r] = static_cast<Code>(c[r] | code << (4 * paired_nibble(j, sizeof(Word))));
     }
   }
   return c;
@@ -146,6 +157,8 @@ inline constexpr std::array<std::uint8_t, 8> iq3xxs_levels{{4, 12, 20, 28, 36, 4
 /// The values of iq3s_grid's bytes, in code order.
 inline constexpr std::array<std::uint8_t, 8> iq3s_levels{{1, 3, 5, 7, 9, 11, 13, 15}};
 
+/// iq2xxs_grid as codes of iq2_levels (1 KiB)
+inline constexpr auto iq2xxs_codes = code_rows<std::uint32_t>(iq2xxs_grid, iq2_levels);
 /// iq2xs_grid as codes of iq2_levels (2 KiB)
 inline constexpr auto iq2xs_codes = code_rows<std::uint32_t>(iq2xs_grid, iq2_levels);
 /// iq2s_grid as codes of iq2_levels (4 KiB)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compiles tests/consumers/strict/everything.cpp with the strictest warnings users apply to their own
-# code, as errors, with gcc and clang, with and without -march=native (and the runtime-dispatch TUs
-# with -Wall -Wextra): gguf's headers must not leak a warning into a user's build.
+# code, as errors, with gcc and clang, with and without -march=native, and unoptimized (a debug build:
+# GCC compiles some intrinsics differently at -O0), and the runtime-dispatch TUs: gguf's headers must
+# not leak a warning into a user's build, nor fail to compile in one.
 # usage: tests/consumers/strict/run.sh [COMPILER...]   (default: g++ clang++)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -12,7 +13,7 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for cxx in "${compilers[@]}"; do
   command -v "$cxx" > /dev/null || { echo "$cxx: not installed"; exit 1; }
-  for arch in "" "-march=native"; do
+  for arch in "" "-march=native" "-O0 -march=native"; do
     echo "$cxx ${strict[*]} $arch"
     "$cxx" "${strict[@]}" $arch -I"$root/include" -c "$root/tests/consumers/strict/everything.cpp" -o "$out/a.o"
   done

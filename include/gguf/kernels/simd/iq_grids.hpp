@@ -27,16 +27,16 @@ namespace kernels::simd {
 //    (16 rows of a 4 KiB table by vpgatherdd: 7 ns; by 16 scalar loads: 5 ns);
 //  - with scalar loads the kernels are bound by instruction count, the integer work of the indices
 //    included, not by the vector work.
-// So where a register permute exists (AVX2, AVX-512) every type but iq2_xxs runs by code rows
-// (iq_codes.hpp): each grid byte is one of at most 8 levels, so a row becomes 4-bit codes looked up by
-// a permute in a table of the levels times the scale, the indices, signs and scales built with vector
-// operations a block ahead, and the 4-weight rows of iq3_xxs and iq3_s looked up in registers
-// (vpermi2w) there, signs included. From the grid-row kernels below, over the runs of one session:
-// iq1_m 22% -> 58-64% of memset, iq1_s 33% -> 59-64%, iq2_s 34% -> 47-52%, iq2_xs 42% -> 44-49%,
-// iq3_xxs 35% -> 39-47%, iq3_s 23% -> 40-46%.
-// iq2_xxs keeps its float rows (below: codes measured 10-20% slower; its indices are whole bytes, and
-// its float rows take two multiplies straight from memory per 8 weights).
-// The grid-row kernels, for iq2_xxs and for SSE and NEON:
+// So on AVX-512 every grid type runs by code rows (iq_codes.hpp): each grid byte is one of at most 8
+// levels, so a row becomes 4-bit codes looked up by a 16-entry permute in a table of the levels times
+// the scale, signs included, the indices, signs and scales built with vector operations a block ahead,
+// and the 4-weight rows of iq3_xxs and iq3_s looked up in registers (vpermi2w). From the grid-row
+// kernels below (64 Ki weights, share of memset, three runs): iq1_m 22% -> 57-61%, iq1_s 33% -> 61-64%,
+// iq2_xxs 45% -> 50-52%, iq2_xs 42% -> 48-51%, iq2_s 34% -> 49-53%, iq3_xxs 35% -> 55-59%, iq3_s 23% ->
+// 48-53%.
+// On AVX2 the code rows ran 1.1-3.9 times slower than these grid-row kernels (8-entry permutes, the
+// signs flipped after them, the lookups made by scalar code), so AVX2 keeps the kernels below.
+// The grid-row kernels, for AVX2, SSE and NEON:
 //  - for the grids small enough to stay in L1 beside the output stream (iq2_xxs 8 KiB, iq2_xs 16 KiB,
 //    iq3_xxs 4 KiB as floats), the rows are kept as floats (tables::float_rows) and so are the signs
 //    (sign7_rows: the +-1.0f factors per 7-bit field): per 8 weights one multiply by the row and one by
@@ -185,6 +185,10 @@ inline void put_rows8x2(Out* y, const fbatch<row_arch<A>>& db, const float* row0
 template <class A, class Out = float>
 void dequant_iq2_xxs(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   using B = blocks::iq2_xxs;
+  if constexpr (grid_codes<A>) {
+    dequant_iq2_xxs_codes<A>(src, dst, nb);
+    return;
+  }
   for (std::size_t i = 0; i < nb; ++i, src += sizeof(B)) {
     const float d = half_scale(src + offsetof(B, d));
     const std::byte* qs = src + offsetof(B, qs);

@@ -569,6 +569,28 @@ inline ibatch<A> mark_lanes(const ibatch<A>& v, std::uint32_t word, std::int32_t
 }
 
 /**
+ * mark_lanes of the 16-bit word at `word`. On AVX-512 the mask register is loaded from memory (kmovw
+ * from memory: a load and nothing else). GCC 12 compiles _load_mask16 to a general-register load and a
+ * kmovw from the register, which Zen 4 runs at half the rate of a vector or: the dearest step of the
+ * signs of the 8-weight grid rows (iq2_xs and iq2_s measured 6-8% faster with the load).
+ */
+template <class A>
+inline ibatch<A> mark_lanes(const ibatch<A>& v, const std::uint16_t* word, std::int32_t bit) noexcept {
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if constexpr (is_avx512<A>) {
+#if defined(__GNUC__)
+    __mmask16 mask;
+    __asm__("kmovw %1, %0" : "=k"(mask) : "m"(*word));
+#else
+    const __mmask16 mask = _load_mask16(const_cast<__mmask16*>(word));
+#endif
+    return _mm512_mask_or_epi32(v, mask, v, _mm512_set1_epi32(bit));
+  }
+#endif
+  return mark_lanes<A>(v, *word, bit);
+}
+
+/**
  * Lane i of x shifted right (arithmetically) by lane i of n, 0 <= n < 32: one instruction on AVX2 and
  * AVX-512 (xsimd 8.1 runs AVX-512's element by element), xsimd's own elsewhere.
  */
@@ -584,32 +606,44 @@ inline ibatch<A> shift_right_lanes(const ibatch<A>& x, const ibatch<A>& n) noexc
 }
 
 /**
- * 16 lanes of 4-bit codes from two words of 8: lane j of out[0 .. 16 / lanes<A>) holds nibble j of a
- * (j < 8) or nibble j - 8 of b in its low 4 bits, the bits above it whatever the shift leaves (for
- * permute, which ignores them). A broadcast and one variable shift per batch on AVX2 and AVX-512 (its
- * two words blended by the broadcast's mask); only where lut_bits<A> != 0.
+ * 16 lanes of 4-bit codes from a 64-bit word of them in paired order (tables::paired_nibble): lane 2k
+ * holds nibble k of the word's low 32 bits, lane 2k + 1 nibble k of its high 32 bits, in its low 4 bits,
+ * the bits above whatever the shift leaves (for permute, which ignores them). A 64-bit broadcast (from
+ * memory: a load and nothing else) and one 64-bit variable shift; a 32-bit broadcast of each half merged
+ * under a mask, which Zen 4 runs at half the rate of a shift, was the dearest instruction of the 4-weight
+ * rows. AVX-512 only (the grid code kernels, iq_codes.hpp).
  */
 template <class A>
-inline void nibble_lanes16(std::uint32_t a, std::uint32_t b, ibatch<A>* out) noexcept {
-  static_assert(lut_bits<A> != 0, "for register-wide permutes");
+inline ibatch<A> paired_nibble_lanes16(std::uint64_t w) noexcept {
+  static_assert(is_avx512<A>, "the grid code kernels run on AVX-512 only");
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if constexpr (is_avx512<A>) {
+    return _mm512_srlv_epi64(_mm512_set1_epi64(static_cast<long long>(w)),
+                             _mm512_setr_epi64(0, 4, 8, 12, 16, 20, 24, 28));
+  }
+#endif
+  (void)w;
+  return {};
+}
+
+/**
+ * 16 lanes of 4-bit codes from two words of 8: lane j holds nibble j of a (j < 8) or nibble j - 8 of b
+ * in its low 4 bits, the bits above it whatever the shift leaves (for permute, which ignores them). Two
+ * broadcasts, the second under a mask, and one variable shift: measured faster than a word unpack of two
+ * plain broadcasts in paired order. AVX-512 only (the grid code kernels, iq_codes.hpp).
+ */
+template <class A>
+inline ibatch<A> nibble_lanes16(std::uint32_t a, std::uint32_t b) noexcept {
+  static_assert(is_avx512<A>, "the grid code kernels run on AVX-512 only");
 #if defined(__AVX512F__) && defined(__AVX512BW__)
   if constexpr (is_avx512<A>) {
     const __m512i ab = _mm512_mask_set1_epi32(_mm512_set1_epi32(static_cast<int>(a)), 0xFF00, static_cast<int>(b));
-    out[0] = _mm512_srlv_epi32(ab, _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28));
-    return;
-  }
-#endif
-#if defined(__AVX2__)
-  if constexpr (is_avx2<A>) {
-    const __m256i n = _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28);
-    out[0] = _mm256_srlv_epi32(_mm256_set1_epi32(static_cast<int>(a)), n);
-    out[1] = _mm256_srlv_epi32(_mm256_set1_epi32(static_cast<int>(b)), n);
-    return;
+    return _mm512_srlv_epi32(ab, _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28));
   }
 #endif
   (void)a;
   (void)b;
-  (void)out;
+  return {};
 }
 
 /**
@@ -936,11 +970,11 @@ inline ibatch<A> f16_bits(const fbatch<A>& v) noexcept {
   const fbatch<A> scaled = (as_float<A>(a) * fbatch<A>(0x1.0p+112f)) * fbatch<A>(0x1.0p-110f);
   const ibatch<A> e = a & ibatch<A>(0x7F800000);
   const ibatch<A> least(0x38800000);  // 2^-14: below it the half is subnormal, rounded at 2^-24
-  const ibatch<A> bias = xsimd::select(e < least, least, e) + ibatch<A>(0x07800000);
+  const ibatch<A> bias = select_int<A>(e < least, least, e) + ibatch<A>(0x07800000);
   const ibatch<A> bits = as_int<A>(as_float<A>(bias) + scaled);
   const ibatch<A> finite = ((bits >> 13) & ibatch<A>(0x7C00)) + (bits & ibatch<A>(0x0FFF));
   const ibatch<A> nan = ibatch<A>(0x7E00) | ((a >> 13) & ibatch<A>(0x3FF));
-  return ((w >> 16) & ibatch<A>(0x8000)) | xsimd::select(a > ibatch<A>(0x7F800000), nan, finite);
+  return ((w >> 16) & ibatch<A>(0x8000)) | select_int<A>(a > ibatch<A>(0x7F800000), nan, finite);
 }
 
 /**
@@ -965,7 +999,7 @@ inline ibatch<A> bf16_bits(const fbatch<A>& v) noexcept {
   const ibatch<A> one(1), low(0xFFFF);
   const ibatch<A> rounded = ((w + ibatch<A>(0x7FFF) + ((w >> 16) & one)) >> 16) & low;
   const ibatch<A> nan = ((w >> 16) | ibatch<A>(0x40)) & low;
-  return xsimd::select((w & ibatch<A>(0x7FFFFFFF)) > ibatch<A>(0x7F800000), nan, rounded);
+  return select_int<A>((w & ibatch<A>(0x7FFFFFFF)) > ibatch<A>(0x7F800000), nan, rounded);
 }
 
 /** The low 16 bits of each lane of x (each < 65536), stored at p: the lanes narrowed in registers. */
@@ -1021,7 +1055,9 @@ namespace detail {
 template <class Out>
 inline __m256i avx512_words(__m512 v) noexcept {
   if constexpr (std::is_same_v<Out, f16>) {
-    return _mm512_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    // The zero-masked form with every lane set (the same instruction): GCC's unoptimized macro for the
+    // plain one passes its mask as -1, which -Wsign-conversion reports in a user's debug build.
+    return _mm512_maskz_cvtps_ph(static_cast<__mmask16>(0xFFFF), v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   } else {
 #if defined(__AVX512BF16__)
     // AVX512-BF16 rounds to nearest even and quiets a NaN as ggml does, in one instruction, but reads a
@@ -1569,7 +1605,11 @@ inline std::uint32_t lane_bits(const xsimd::batch_bool<T, A>& b) noexcept {
   }
 #endif
   alignas(64) std::int32_t lane[lanes<A>];
-  xsimd::select(b, xsimd::batch<T, A>(T(1)), xsimd::batch<T, A>(T(0))).store_aligned(reinterpret_cast<T*>(lane));
+  if constexpr (std::is_same_v<T, std::int32_t>) {
+    select_int<A>(b, ibatch<A>(1), ibatch<A>(0)).store_aligned(lane);
+  } else {
+    xsimd::select(b, xsimd::batch<T, A>(T(1)), xsimd::batch<T, A>(T(0))).store_aligned(reinterpret_cast<T*>(lane));
+  }
   std::uint32_t bits = 0;
   for (std::size_t k = 0; k < lanes<A>; ++k) {
     T t;

@@ -39,8 +39,8 @@ template <class A>
 inline fbatch<A> halves_to_float(const ibatch<A>& h) noexcept {
   const ibatch<A> mag = h & ibatch<A>(0x7FFF);
   const ibatch<A> sign = (h >> 15) << 31;
-  const ibatch<A> rebias = xsimd::select(mag >= ibatch<A>(0x7C00), ibatch<A>(224 << 23), ibatch<A>(112 << 23));
-  const ibatch<A> quiet = xsimd::select(mag > ibatch<A>(0x7C00), ibatch<A>(0x00400000), ibatch<A>(0));  // NaN: quiet it
+  const ibatch<A> rebias = select_int<A>(mag >= ibatch<A>(0x7C00), ibatch<A>(224 << 23), ibatch<A>(112 << 23));
+  const ibatch<A> quiet = select_int<A>(mag > ibatch<A>(0x7C00), ibatch<A>(0x00400000), ibatch<A>(0));  // NaN: quiet it
   const fbatch<A> big = as_float<A>(sign | quiet | ((mag << 13) + rebias));
   const fbatch<A> m = to_float<A>(mag);
   const fbatch<A> small = m * as_float<A>(sign | ibatch<A>(0x33800000));  // +-2^-24, so -0 stays -0

@@ -37,7 +37,7 @@ inline void put_ggml_halves(std::byte* p, const fbatch<A>& v) noexcept {
   const ibatch<A> w = as_int<A>(v);
   const auto nan = (w & ibatch<A>(0x7FFFFFFF)) > ibatch<A>(0x7F800000);
   if (xsimd::any(nan)) {  // the hardware keeps a NaN's payload: ggml's conversion does not
-    const ibatch<A> h = xsimd::select(nan, ((w >> 16) & ibatch<A>(0x8000)) | ibatch<A>(0x7E00), f16_bits<A>(v));
+    const ibatch<A> h = select_int<A>(nan, ((w >> 16) & ibatch<A>(0x8000)) | ibatch<A>(0x7E00), f16_bits<A>(v));
     store_words<A>(reinterpret_cast<f16*>(p), h);
   } else {  // nearest even, overflow to infinity: the hardware's conversion is ggml's
     put<A>(reinterpret_cast<f16*>(p), v);
@@ -420,7 +420,7 @@ inline errc quantize_q8_0(const float* src, std::byte* dst, std::size_t n_per_ro
       const fbatch<A> t = to_float<A>(xsimd::batch_cast<std::int32_t>(a));  // |p| <= 127.00002: exact trunc
       const fbatch<A> r = t + xsimd::select(a >= t + fbatch<A>(0.5f), fbatch<A>(1.0f), fbatch<A>(0.0f));
       const ibatch<A> m = xsimd::batch_cast<std::int32_t>(r);
-      const ibatch<A> q = xsimd::select(as_int<A>(p) < ibatch<A>(0), ibatch<A>(0) - m, m);
+      const ibatch<A> q = select_int<A>(as_int<A>(p) < ibatch<A>(0), ibatch<A>(0) - m, m);
       store_low_bytes<A>(dst + 2 + k * lanes<A>, q & ibatch<A>(0xFF));
     }
   }

@@ -207,7 +207,7 @@ struct qx_choice {
   /// group is not live.
   ibatch<A> level(const fbatch<A>& v, int nmax) const noexcept {
     const auto on = as_int<A>(xsimd::select(live, fbatch<A>(1.0f), fbatch<A>(0.0f))) != ibatch<A>(0);
-    return xsimd::select(on, qx_level<A>(iscale, v, nmax) + ibatch<A>(nmax), ibatch<A>(0));
+    return select_int<A>(on, qx_level<A>(iscale, v, nmax) + ibatch<A>(nmax), ibatch<A>(0));
   }
 };
 
