@@ -14,6 +14,9 @@
 #include "gguf_writer.hpp"
 #include "test_files.hpp"
 
+// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+namespace test_damaged_files {
+
 namespace fs = std::filesystem;
 using gguf::damage;
 using gguf::errc;
@@ -169,3 +172,5 @@ TEST_CASE("diagnose: an intact file's error gets no made-up cause") {
   CHECK(gguf::explain(test::bytes{}, gguf::error{errc::truncated, 0, "file ends before the magic"}) ==
         "file ends before the magic (at byte 0); the file is empty");
 }
+
+}  // namespace test_damaged_files

@@ -18,6 +18,9 @@
 
 #include "gguf_writer.hpp"
 
+// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+namespace test_dequant {
+
 namespace fs = std::filesystem;
 using gguf::errc;
 using gguf::ggml_type;
@@ -251,3 +254,5 @@ TEST_CASE("dequantize_parallel gives the same bits as dequantize, for any thread
     CHECK(gguf::dequantize_parallel(t, wrong, 2).error().code == errc::size_mismatch);
   }
 }
+
+}  // namespace test_dequant

@@ -14,6 +14,9 @@
 
 #include "gguf_writer.hpp"
 
+// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+namespace test_errors {
+
 namespace fs = std::filesystem;
 using gguf::errc;
 
@@ -141,3 +144,5 @@ TEST_CASE("explain(path, error): the likely cause after a failed open, without m
         gguf::to_string(gguf::open("/nonexistent/x.gguf").error()));
   fs::remove(p);
 }
+
+}  // namespace test_errors

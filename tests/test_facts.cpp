@@ -13,6 +13,9 @@
 
 #include "gguf_writer.hpp"
 
+// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+namespace test_facts {
+
 using gguf::errc;
 using gguf::ggml_type;
 
@@ -417,3 +420,5 @@ TEST_CASE("same_value and compare_tensors: values as values, tensors by bytes th
   REQUIRE(shape);
   CHECK(!shape->same_shape);
 }
+
+}  // namespace test_facts

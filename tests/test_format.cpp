@@ -7,6 +7,9 @@
 
 #include "gguf_writer.hpp"
 
+// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+namespace test_format {
+
 using gguf::errc;
 using gguf::ggml_type;
 using gguf::value_type;
@@ -380,3 +383,5 @@ TEST_CASE("views into a temporary do not compile: the traps tests/compile_fail c
   static_assert(gguf::hands_out_views<gguf::file> && gguf::hands_out_views<gguf::mapped_gguf> &&
                 gguf::hands_out_views<gguf::mapped_file> && !gguf::hands_out_views<gguf::array_view>);
 }
+
+}  // namespace test_format

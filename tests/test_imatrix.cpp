@@ -18,6 +18,9 @@
 #include <system_error>
 #include <vector>
 
+// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+namespace test_imatrix {
+
 using gguf::errc;
 using gguf::ggml_type;
 
@@ -436,3 +439,5 @@ TEST_CASE("quantize_model: importance weights per matrix slice ne[2] only, so a 
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
 }
+
+}  // namespace test_imatrix

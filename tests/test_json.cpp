@@ -7,6 +7,9 @@
 
 #include "gguf_json.hpp"
 
+// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+namespace test_json {
+
 namespace {
 std::string f(double x) {
   std::string s;
@@ -63,3 +66,5 @@ TEST_CASE("invalid UTF-8 becomes U+FFFD, one per maximal ill-formed subpart") {
   CHECK(s("\xf4\x90\x80\x80") == "\"" + r + r + r + r + "\"");  // above U+10FFFF
   CHECK(s("\xf0\x9f\x98") == "\"" + r + "\"");
 }
+
+}  // namespace test_json

@@ -8,6 +8,9 @@
 
 #include "gguf_writer.hpp"
 
+// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+namespace test_mapped_file {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -62,3 +65,5 @@ TEST_CASE("what cannot be mapped is an io_error, and an empty file is a truncate
   CHECK(gguf::open(empty.string().c_str()).error().code == gguf::errc::truncated);
   fs::remove(empty);
 }
+
+}  // namespace test_mapped_file

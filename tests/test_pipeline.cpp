@@ -13,6 +13,9 @@
 
 #include "gguf/detail/ordered_pipeline.hpp"
 
+// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+namespace test_pipeline {
+
 using gguf::errc;
 using gguf::detail::ordered_pipeline;
 
@@ -99,3 +102,5 @@ TEST_CASE("ordered_pipeline: destroyed at any point, its workers stop") {
     CHECK(made <= static_cast<int>(2 * threads));  // never more than the slots ahead
   }
 }
+
+}  // namespace test_pipeline

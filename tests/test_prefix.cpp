@@ -18,6 +18,9 @@
 #include "test_files.hpp"
 #include "prefix_property.hpp"
 
+// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+namespace test_prefix {
+
 namespace fs = std::filesystem;
 using gguf::errc;
 
@@ -61,6 +64,7 @@ void check_sampled_cuts(const std::vector<std::byte>& bytes, std::size_t n) {
   }
 }
 
+#ifdef GGUF_SHARED_DIR  // its one use
 // The requests a reader makes for a header: 2 MiB first, then what is asked for, at least doubling.
 std::size_t requests_from(const std::vector<std::byte>& bytes, std::size_t first) {
   std::size_t have = std::min(first, bytes.size()), n = 1;
@@ -72,6 +76,7 @@ std::size_t requests_from(const std::vector<std::byte>& bytes, std::size_t first
     ++n;
   }
 }
+#endif
 
 }  // namespace
 
@@ -245,3 +250,5 @@ TEST_CASE("parse_prefix on the full shared vocabularies, and the requests a head
   }
 }
 #endif
+
+}  // namespace test_prefix

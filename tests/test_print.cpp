@@ -10,6 +10,9 @@
 
 #include "gguf_writer.hpp"
 
+// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+namespace test_print {
+
 namespace {
 template <class T>
 std::string streamed(const T& x) {
@@ -68,3 +71,5 @@ TEST_CASE("std::format knows the same types") {
   CHECK(std::format("{} {}", gguf::ggml_type::q6_K, gguf::value_type::string) == "q6_K string");
 }
 #endif
+
+}  // namespace test_print

@@ -20,6 +20,9 @@
 #include <string_view>
 #include <vector>
 
+// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+namespace test_quantize {
+
 namespace fs = std::filesystem;
 using gguf::errc;
 using gguf::ggml_type;
@@ -314,3 +317,5 @@ TEST_CASE("quantize: the SIMD quantizers this build picks write the scalar quant
     }
   }
 }
+
+}  // namespace test_quantize

@@ -19,6 +19,9 @@
 #include <string_view>
 #include <vector>
 
+// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+namespace test_quantize_iq {
+
 namespace fs = std::filesystem;
 using gguf::errc;
 using gguf::ggml_type;
@@ -251,3 +254,5 @@ TEST_CASE("quantize IQ types round trip Gaussian data within each type's error")
     }
   }
 }
+
+}  // namespace test_quantize_iq

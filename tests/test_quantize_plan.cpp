@@ -16,6 +16,9 @@
 
 #include "test_files.hpp"
 
+// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+namespace test_quantize_plan {
+
 using gguf::errc;
 using gguf::ggml_type;
 
@@ -160,3 +163,5 @@ TEST_CASE("quantize plan: the plan's size, unknown file types and missing imatri
   CHECK(!gguf::quantize_keeps_key("split.count"));
   CHECK(gguf::quantize_added_keys(q4)[1].value == 15);
 }
+
+}  // namespace test_quantize_plan

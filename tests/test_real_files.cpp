@@ -11,6 +11,9 @@
 #include "gguf_json.hpp"
 #include "gguf_writer.hpp"
 
+// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+namespace test_real_files {
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -101,3 +104,5 @@ TEST_CASE("ggml's quantized fixtures: one tensor per type, each where ggml puts 
     CHECK(info->data.size() == info->n_bytes);
   }
 }
+
+}  // namespace test_real_files

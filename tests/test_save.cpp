@@ -26,6 +26,9 @@
 #include <unistd.h>
 #endif
 
+// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+namespace test_save {
+
 namespace fs = std::filesystem;
 using gguf::errc;
 
@@ -299,3 +302,5 @@ TEST_CASE("save never drops the pages of tensor data in the caller's own memory 
   std::error_code ec;
   fs::remove(path, ec);
 }
+
+}  // namespace test_save

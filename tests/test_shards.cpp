@@ -14,6 +14,9 @@
 #include "gguf_writer.hpp"
 #include "test_files.hpp"
 
+// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+namespace test_shards {
+
 namespace fs = std::filesystem;
 using gguf::errc;
 
@@ -355,3 +358,5 @@ TEST_CASE("save_split: a failure leaves no shard behind") {
   }
   CHECK(files == 1);
 }
+
+}  // namespace test_shards

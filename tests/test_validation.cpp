@@ -9,6 +9,9 @@
 
 #include "gguf_writer.hpp"
 
+// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+namespace test_validation {
+
 using gguf::errc;
 using gguf::ggml_type;
 
@@ -378,3 +381,5 @@ TEST_CASE("what ggml accepts is accepted") {
     CHECK(test::accepts(fb.build()));
   }
 }
+
+}  // namespace test_validation

@@ -20,6 +20,9 @@
 #include "gguf_writer.hpp"
 #include "test_files.hpp"
 
+// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+namespace test_writer {
+
 namespace fs = std::filesystem;
 using gguf::errc;
 using gguf::value;
@@ -390,3 +393,5 @@ TEST_CASE("in-place headers: only when the new metadata fits the old padding, te
   CHECK(!removed.in_place_header());
   CHECK(gguf::writer().in_place_header().error().code == errc::out_of_range);
 }
+
+}  // namespace test_writer

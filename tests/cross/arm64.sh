@@ -18,12 +18,17 @@ flags=(-std=c++20 -O2 -static -Wall -Wextra -Wpedantic -Werror -Wno-restrict
        -DGGUF_TEST_DATA_DIR="\"$root/tests/data\"")
 cd "$root/tests"
 # One object per source, as many at a time as there are cores (g++ given several sources compiles them
-# one after another): gguf-tests header-only, the rest through the dispatch selector.
-plain=(test_main test_format test_validation test_allocation test_real_files test_json test_mapped_file test_dequant
-       test_damaged_files test_errors test_print test_writer test_save test_quantize test_quantize_iq
-       test_quantize_plan test_imatrix)
-dispatch=(test_main test_simd ../src/dispatch/select fuzz/fuzz_gguf fuzz/replay_main)
+# one after another): gguf-tests header-only, in the translation units of its unity build
+# (unity_groups.txt, as CMake builds it), the rest through the dispatch selector.
 mkdir -p "$out/plain" "$out/dispatch"
+plain=(test_main test_allocation)
+while IFS=: read -r group stems; do
+  [[ $group =~ ^[a-z_]+$ ]] || continue
+  : > "$out/plain/unity_$group.cpp"
+  for stem in $stems; do printf '#include "%s/tests/%s.cpp"\n' "$root" "$stem" >> "$out/plain/unity_$group.cpp"; done
+  plain+=("$out/plain/unity_$group")
+done < unity_groups.txt
+dispatch=(test_main test_simd ../src/dispatch/select fuzz/fuzz_gguf fuzz/replay_main)
 compile() {  # MODE SOURCE (without .cpp)
   local extra=()
   [[ $1 == dispatch ]] && extra=(-DGGUF_RUNTIME_DISPATCH=1 -DGGUF_DISPATCH_NEON64)

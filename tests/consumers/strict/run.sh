@@ -11,11 +11,23 @@ compilers=("$@")
 [[ ${#compilers[@]} -gt 0 ]] || compilers=(g++ clang++)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+
+# Each compile is a job of its own, as many at a time as there are cores; its output is shown if it fails.
+n=0
+jobs_run=()
+compile() {  # compile DESCRIPTION COMMAND...
+  n=$((n + 1))
+  while (( $(jobs -rp | wc -l) >= $(nproc) )); do wait -n || true; done
+  echo "$1"
+  (if "${@:2}" -o "$out/$n.o" > "$out/$n.log" 2>&1; then echo 0; else echo 1; fi > "$out/$n.rc") &
+  jobs_run+=("$n:$1")
+}
+
 for cxx in "${compilers[@]}"; do
   command -v "$cxx" > /dev/null || { echo "$cxx: not installed"; exit 1; }
   for arch in "" "-march=native" "-O0 -march=native"; do
-    echo "$cxx ${strict[*]} $arch"
-    "$cxx" "${strict[@]}" $arch -I"$root/include" -c "$root/tests/consumers/strict/everything.cpp" -o "$out/a.o"
+    # shellcheck disable=SC2086  # the flags are words
+    compile "$cxx ${strict[*]} $arch" "$cxx" "${strict[@]}" $arch -I"$root/include" -c "$root/tests/consumers/strict/everything.cpp"
   done
   # The dispatch library's translation units, as a user's project builds them (gguf_add_dispatch_library).
   avx512="-mavx512f -mavx512cd -mavx512bw -mavx512dq -mavx512vl -mavx2 -mfma -mf16c -mbmi -mbmi2"
@@ -26,11 +38,21 @@ for cxx in "${compilers[@]}"; do
     table=${rest%%:*} flags=${rest#*:}
     sed "s/@GGUF_ISA@/$name/g; s/@GGUF_ISA_TABLE@/$table/g; s/@GGUF_ISA_FLAGS_TEXT@/$flags/g" \
       "$root/src/dispatch/isa_table.cpp.in" > "$out/isa_$name.cpp"
-    echo "$cxx ${strict[*]} dispatch $name"
-    # shellcheck disable=SC2086  # the flags are words
-    "$cxx" "${strict[@]}" $flags -I"$root/include" -c "$out/isa_$name.cpp" -o "$out/isa.o"
+    # shellcheck disable=SC2086
+    compile "$cxx ${strict[*]} dispatch $name" "$cxx" "${strict[@]}" $flags -I"$root/include" -c "$out/isa_$name.cpp"
   done
-  "$cxx" "${strict[@]}" -DGGUF_DISPATCH_X86 -DGGUF_DISPATCH_AVX2 -DGGUF_DISPATCH_AVX512BW -DGGUF_DISPATCH_AVX512BF16 \
-    -I"$root/include" -c "$root/src/dispatch/select.cpp" -o "$out/select.o"
+  compile "$cxx ${strict[*]} dispatch select" "$cxx" "${strict[@]}" -DGGUF_DISPATCH_X86 -DGGUF_DISPATCH_AVX2 \
+    -DGGUF_DISPATCH_AVX512BW -DGGUF_DISPATCH_AVX512BF16 -I"$root/include" -c "$root/src/dispatch/select.cpp"
 done
+wait
+failed=0
+for job in "${jobs_run[@]}"; do
+  i=${job%%:*}
+  if [[ $(cat "$out/$i.rc") != 0 ]]; then
+    echo "FAILED: ${job#*:}"
+    cat "$out/$i.log"
+    failed=1
+  fi
+done
+[[ $failed == 0 ]] || exit 1
 echo "no warnings"
