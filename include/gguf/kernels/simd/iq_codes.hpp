@@ -102,22 +102,30 @@ inline void dequant_codes(const std::byte* src, Out* dst, std::size_t nb, const 
     for (std::size_t k0 = 0; k0 < 16; k0 += Run / 16) {
       // db * float(g), as the scalar kernel computes it
       const fbatch<A> table = signed_levels * fbatch<A>(b.scale[k0 / (Run / 16)]);
-      // Half outputs round a table used for 32 weights once and look the words up (put_words16); for
-      // 16 weights the narrowing and word permute cost more than the conversion they save.
-      word_table words{};
-      if constexpr (by_words) words = table_words<A, Out>(table);
-      for (std::size_t k = k0; k < k0 + Run / 16; ++k, dst += 16) {
-        ibatch<A> idx;
-        if constexpr (RowWeights == 8) {
-          idx = nibble_lanes16<A>(codes[b.row[2 * k]], codes[b.row[2 * k + 1]]);
-          // A negative weight's index has bit 3 set (the 4-weight rows' codes have it from `make`).
-          if constexpr (Signed) idx = mark_lanes<A>(idx, b.signs + k, 8);
+      if constexpr (by_words) {
+        // Half outputs of a table for 32 weights: the table rounded once, the 32 weights' codes put in
+        // word lanes and looked up by a word permute, no conversion per weight. (For a table of 16
+        // weights, rounding it costs what rounding the weights does.)
+        const word_table words = table_words<A, Out>(table);
+        if constexpr (RowWeights == 4) {
+          put_paired_codes32<A>(dst, words, reinterpret_cast<const std::byte*>(b.code + 4 * k0));
         } else {
-          idx = paired_nibble_lanes16<A>(load_le<std::uint64_t>(reinterpret_cast<const std::byte*>(b.code + 4 * k)));
+          const std::uint16_t* r = b.row + 2 * k0;
+          put_row_codes32<A, Signed>(
+              dst, words, codes[r[0]], codes[r[1]], codes[r[2]], codes[r[3]],
+              Signed ? load_le<std::uint32_t>(reinterpret_cast<const std::byte*>(b.signs + k0)) : 0);
         }
-        if constexpr (by_words) {
-          put_words16<A>(dst, words, idx);
-        } else {
+        dst += 32;
+      } else {
+        for (std::size_t k = k0; k < k0 + Run / 16; ++k, dst += 16) {
+          ibatch<A> idx;
+          if constexpr (RowWeights == 8) {
+            idx = nibble_lanes16<A>(codes[b.row[2 * k]], codes[b.row[2 * k + 1]]);
+            // A negative weight's index has bit 3 set (the 4-weight rows' codes have it from `make`).
+            if constexpr (Signed) idx = mark_lanes<A>(idx, b.signs + k, 8);
+          } else {
+            idx = paired_nibble_lanes16<A>(load_le<std::uint64_t>(reinterpret_cast<const std::byte*>(b.code + 4 * k)));
+          }
           put<A>(dst, permute<A>(table, idx));
         }
       }

@@ -1151,6 +1151,15 @@ namespace detail {
 /// any byte or its high nibble indexes the right entry unmasked.
 template <class Out>
 inline __m512i avx512_table_words(__m512 table) noexcept {
+#if defined(__AVX512BF16__)
+  // Both copies rounded by one instruction, when no entry is subnormal (which it reads as zero; see
+  // avx512_words): one operation fewer for every table.
+  if constexpr (std::is_same_v<Out, bf16>) {
+    if (_mm512_fpclass_ps_mask(table, 0x20) == 0) [[likely]] {
+      return std::bit_cast<__m512i>(_mm512_cvtne2ps_pbh(table, table));
+    }
+  }
+#endif
   const __m256i t = avx512_words<Out>(table);
   return _mm512_inserti64x4(_mm512_castsi256_si512(t), t, 1);
 }
@@ -1304,15 +1313,55 @@ inline void put_two_runs32(Out* dst, const word_table& t, const ibatch<swar_arch
 }
 
 /**
- * dst[j] = t[idx[j] & 15] for the 16 lanes of idx (32-bit), t = table_words of a 16-entry table: the
- * indices narrowed to words (vpmovdw), then one 256-bit word permute, where a float permute would need
- * a conversion per 16 weights (the grid types by code rows).
+ * dst[j] = t[code of weight j] for 32 weights whose 4-bit codes are the two 64-bit words at `codes` in
+ * paired order (weight 2 m of a word's 16 at nibble m, weight 2 m + 1 at nibble 8 + m; see
+ * paired_nibble_lanes16), t = table_words of a 16-entry table. In word lanes, three operations for 32
+ * weights: a word permute puts in lane j the 16-bit piece that holds weight j's nibble, a variable word
+ * shift brings the nibble down (the bits above it index the table's second copy alike), and the word
+ * permute of the table looks it up. Indices made in 32-bit lanes and narrowed to words (vpmovdw) took
+ * two shifts, two narrowings and two permutes for the same 32.
  */
 template <class A, class Out>
-inline void put_words16(Out* dst, const word_table& t, const ibatch<A>& idx) noexcept {
+inline void put_paired_codes32(Out* dst, const word_table& t, const std::byte* codes) noexcept {
   static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst),
-                      _mm256_permutexvar_epi16(_mm512_cvtepi32_epi16(idx), _mm512_castsi512_si256(t)));
+  // Lane j: piece 4 (j / 16) + 2 (j % 2) + (j % 16) / 8, shifted by 4 ((j % 16) / 2 % 4).
+  const __m512i piece = _mm512_set_epi16(7, 5, 7, 5, 7, 5, 7, 5, 6, 4, 6, 4, 6, 4, 6, 4,  // lanes 31 ... 16
+                                         3, 1, 3, 1, 3, 1, 3, 1, 2, 0, 2, 0, 2, 0, 2, 0);
+  const __m512i shift = _mm512_set_epi16(12, 12, 8, 8, 4, 4, 0, 0, 12, 12, 8, 8, 4, 4, 0, 0,  //
+                                         12, 12, 8, 8, 4, 4, 0, 0, 12, 12, 8, 8, 4, 4, 0, 0);
+  const __m512i w = _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(codes)));
+  const __m512i idx = _mm512_srlv_epi16(_mm512_permutexvar_epi16(piece, w), shift);
+  _mm512_storeu_si512(dst, _mm512_permutexvar_epi16(idx, t));
+}
+
+/**
+ * dst[j] = t[code of weight j] for 32 weights in 4 rows of 8, the rows' codes a, b, c, d (weight i of a
+ * row at nibble i; see nibble_lanes16), t = table_words of a 16-entry table; where Signed, bit j of
+ * `signs` set adds 8 to weight j's code (the table's second half, the levels negated). The rows are put
+ * in one 128-bit lane (a broadcast and three masked ones), then as put_paired_codes32: a word permute,
+ * a variable word shift, the word permute of the table.
+ */
+template <class A, bool Signed, class Out>
+inline void put_row_codes32(Out* dst, const word_table& t, std::uint32_t a, std::uint32_t b, std::uint32_t c,
+                            std::uint32_t d, std::uint32_t signs) noexcept {
+  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+  // Lane j: piece 2 (j / 8) + (j % 8) / 4 (rows in 32-bit lanes, so two pieces a row), shifted by 4 (j % 4).
+  const __m512i piece = _mm512_set_epi16(7, 7, 7, 7, 6, 6, 6, 6, 5, 5, 5, 5, 4, 4, 4, 4,  // lanes 31 ... 16
+                                         3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
+  const __m512i shift = _mm512_set_epi16(12, 8, 4, 0, 12, 8, 4, 0, 12, 8, 4, 0, 12, 8, 4, 0,  //
+                                         12, 8, 4, 0, 12, 8, 4, 0, 12, 8, 4, 0, 12, 8, 4, 0);
+  __m512i rows = _mm512_set1_epi32(static_cast<int>(a));
+  rows = _mm512_mask_set1_epi32(rows, 0x2, static_cast<int>(b));
+  rows = _mm512_mask_set1_epi32(rows, 0x4, static_cast<int>(c));
+  rows = _mm512_mask_set1_epi32(rows, 0x8, static_cast<int>(d));
+  __m512i idx = _mm512_srlv_epi16(_mm512_permutexvar_epi16(piece, rows), shift);
+  if constexpr (Signed) {
+    // Bit 3 of a signed type's code is clear, so adding 8 sets it (there is no 16-bit masked or).
+    idx = _mm512_mask_add_epi16(idx, _cvtu32_mask32(signs), idx, _mm512_set1_epi16(8));
+  } else {
+    (void)signs;
+  }
+  _mm512_storeu_si512(dst, _mm512_permutexvar_epi16(idx, t));
 }
 
 /**
@@ -1380,7 +1429,10 @@ void put_two_runs32(Out* dst, const word_table& t, const ibatch<swar_arch<A>>& b
 template <class A, std::size_t N, class Out>
 void put_base3_digits(Out* dst, const word_table& t, const std::byte* q) noexcept;
 template <class A, class Out>
-void put_words16(Out* dst, const word_table& t, const ibatch<A>& idx) noexcept;
+void put_paired_codes32(Out* dst, const word_table& t, const std::byte* codes) noexcept;
+template <class A, bool Signed, class Out>
+void put_row_codes32(Out* dst, const word_table& t, std::uint32_t a, std::uint32_t b, std::uint32_t c, std::uint32_t d,
+                     std::uint32_t signs) noexcept;
 template <class A, class Out>
 void put_base3_qh16(Out* dst, const word_table& t, std::uint32_t word) noexcept;
 /// @endcond
