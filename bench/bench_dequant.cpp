@@ -31,6 +31,7 @@
 #include <iterator>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,13 +56,36 @@ constexpr gguf::ggml_type hot[] = {gguf::ggml_type::f16,  gguf::ggml_type::bf16,
                                    gguf::ggml_type::q8_0, gguf::ggml_type::q4_K, gguf::ggml_type::q5_K,
                                    gguf::ggml_type::q6_K, gguf::ggml_type::mxfp4};
 
-// Output buffers on a cache-line boundary, touched once before timing (no page faults in the loop).
+// Where an input lies relative to its output matters: a load whose address equals, modulo 4 KiB, that
+// of a store still in flight waits for it (4K aliasing). Measured here, a copy of 64 Ki floats whose
+// output began 48-128 bytes past its input (modulo 4 KiB) ran at 0.6-0.8x the speed of one half a page
+// away. So every output starts on a page boundary and every input half a page past one: the same
+// placement in every run. (The rows still move between runs on the VM the README was measured on: an
+// f32 copy in L2 between 7 and 14 G weights/s, within one process too; huge pages did not steady it.)
+constexpr std::size_t page = 4096;
+
+// Memory for a buffer of `bytes` on a page boundary.
+void* allocate(std::size_t bytes) { return std::aligned_alloc(page, (bytes + page - 1) / page * page); }
+
+// Output buffers on a page boundary, touched once before timing (no page faults in the loop).
 struct aligned_floats {
-  explicit aligned_floats(std::size_t n)
-      : data(static_cast<float*>(std::aligned_alloc(64, (n * 4 + 63) / 64 * 64)), &std::free) {
+  explicit aligned_floats(std::size_t n) : data(static_cast<float*>(allocate(n * 4)), &std::free) {
     std::memset(data.get(), 0, n * 4);
   }
   std::unique_ptr<float, decltype(&std::free)> data;
+};
+
+// An input's bytes half a page past a page boundary (see above).
+struct placed_bytes {
+  explicit placed_bytes(const std::vector<std::byte>& bytes)
+      : base(static_cast<std::byte*>(allocate(bytes.size() + page / 2)), &std::free), size(bytes.size()) {
+    if (size != 0) std::memcpy(data(), bytes.data(), size);
+  }
+  std::byte* data() const noexcept { return base.get() + page / 2; }
+  std::span<const std::byte> span() const noexcept { return {data(), size}; }
+  bool empty() const noexcept { return size == 0; }
+  std::unique_ptr<std::byte, decltype(&std::free)> base;
+  std::size_t size;
 };
 
 // f32 -> f16 bits, rounded to nearest even (ggml_fp32_to_fp16 on finite values in range, all these are).
@@ -139,7 +163,7 @@ void set_counters(benchmark::State& state, std::int64_t n, std::int64_t out_byte
 template <class Out = float>
 void dequant(benchmark::State& state, gguf::ggml_type type, gguf::dispatch::isa isa) {
   const std::int64_t n = state.range(0);
-  const std::vector<std::byte> in = input(type, n);
+  const placed_bytes in(input(type, n));
   aligned_floats out(static_cast<std::size_t>(n));
   const gguf::dispatch::isa previous = gguf::dispatch::active();
   if (in.empty() || !gguf::dispatch::set_active(isa)) {
@@ -148,7 +172,7 @@ void dequant(benchmark::State& state, gguf::ggml_type type, gguf::dispatch::isa 
   }
   const std::span<Out> dst(reinterpret_cast<Out*>(out.data.get()), static_cast<std::size_t>(n));
   for (auto _ : state) {
-    if (!gguf::dequantize(type, in, dst)) state.SkipWithError("dequantize failed");
+    if (!gguf::dequantize(type, in.span(), dst)) state.SkipWithError("dequantize failed");
     benchmark::DoNotOptimize(out.data.get());
     benchmark::ClobberMemory();
   }
@@ -225,7 +249,7 @@ ggml_anchor load_ggml() { return {}; }  // no dlopen (Windows): no anchor
 // ggml's dequantizer on the input and output of dequant/<type>/<n>, all n weights in one call.
 void ggml_dequant(benchmark::State& state, gguf::ggml_type type, ggml_to_float to_float, const std::string& label) {
   const std::int64_t n = state.range(0);
-  const std::vector<std::byte> in = input(type, n);
+  const placed_bytes in(input(type, n));
   aligned_floats out(static_cast<std::size_t>(n));
   if (in.empty()) {
     state.SkipWithError("no input");
@@ -243,15 +267,15 @@ void ggml_dequant(benchmark::State& state, gguf::ggml_type type, ggml_to_float t
 // dequantize_parallel on a whole tensor of n weights (rows of 4096), with state.range(1) threads.
 void dequant_parallel(benchmark::State& state, gguf::ggml_type type) {
   const std::int64_t n = state.range(0);
-  const std::vector<std::byte> in = input(type, n);
+  const placed_bytes in(input(type, n));
   aligned_floats out(static_cast<std::size_t>(n));
   gguf::tensor_info t;
   t.type = type;
   t.n_dims = 2;
   t.ne = {4096, static_cast<std::uint64_t>(n) / 4096, 1, 1};
   t.n_elements = static_cast<std::uint64_t>(n);
-  t.n_bytes = in.size();
-  t.data = in;
+  t.n_bytes = in.size;
+  t.data = in.span();
   const auto threads = static_cast<unsigned>(state.range(1));
   for (auto _ : state) {
     if (!gguf::dequantize_parallel(t, std::span<float>(out.data.get(), static_cast<std::size_t>(n)), threads)) {

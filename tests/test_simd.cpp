@@ -11,6 +11,7 @@
 #include <bit>
 #include <climits>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -108,6 +109,18 @@ std::vector<std::vector<std::byte>> inputs(ggml_type type) {
     const std::size_t n = list.size();
     for (std::size_t i = 0; i < n; ++i) list.push_back(-list[i]);
     values(0.0f, list);
+  }
+  if (type == ggml_type::q8_K) {
+    // Its scale is a float32, so tiny and subnormal ones give subnormal weights, which AVX512-BF16's
+    // rounding reads as zero unless the kernel checks for them (see no_subnormals in kernels/simd/ops.hpp).
+    // Random scales are subnormal once in 256 blocks: too rare for the 97 above.
+    const float tiny[] = {1e-40f, -1e-39f, 0x1.0p-126f, -0x1.0p-130f, 0x1.0p-149f, 0x1.8p-120f};
+    std::vector<std::byte> v(sizeof(gguf::blocks::q8_K) * std::size(tiny));
+    fill_random(v, 11);
+    for (std::size_t i = 0; i < std::size(tiny); ++i) {
+      std::memcpy(v.data() + i * sizeof(gguf::blocks::q8_K) + offsetof(gguf::blocks::q8_K, d), &tiny[i], sizeof(float));
+    }
+    in.push_back(std::move(v));
   }
   return in;
 }

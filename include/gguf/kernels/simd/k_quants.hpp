@@ -106,7 +106,8 @@ inline void run_groups(const std::byte* src, Out* dst, std::size_t nb, Scales&& 
           widen_bytes<A, Signed, S>(v, q);
           static_assert(P / L % 2 == 0, "widened in pairs (AVX-512: 2 vectors of 16 weights)");
           for (std::size_t k = 0; k < P / L; k += 2) {
-            put2<A>(out + 32 * g + o + k * L, weights(q[k], t, g, o + k * L), weights(q[k + 1], t, g, o + (k + 1) * L));
+            put2<A>(out + 32 * g + o + k * L, weights(q[k], t, g, o + k * L), weights(q[k + 1], t, g, o + (k + 1) * L),
+                    no_subnormals);
           }
         });
       }
@@ -230,7 +231,8 @@ void dequant_q2_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
             // Half outputs: each table rounded once; bit pair s of qs[32 n + l], l < 32, is weight l of
             // sub-blocks 8 n + 2 s and 8 n + 2 s + 1, the runs 2 s % 4 and 2 s % 4 + 1 of table 2 n + s / 2.
             unroll<2>([&](auto n) {
-              const word_table words[2] = {table_words<A, Out>(tab[2 * n]), table_words<A, Out>(tab[2 * n + 1])};
+              const word_table words[2] = {table_words<A, Out>(tab[2 * n], no_subnormals),
+                                           table_words<A, Out>(tab[2 * n + 1], no_subnormals)};
               unroll<4>([&](auto s) {
                 put_grouped_crumbs32<A, 2 * s, 2 * s % 4>(out + 16 * (8 * n + 2 * s), words[s / 2], qs + 32 * n);
               });
@@ -314,7 +316,7 @@ void dequant_q3_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
     detail::chunked<B, 16>(src, dst, nb, scales, [&groups](const std::byte* b, const float* t, Out* out) {
       const fbatch<A> v = lane_map<A>([](int i) { return static_cast<float>((i >> 1) - 4); });
       groups(b, [&](auto g, std::size_t, const ibatch<S>& q) {
-        put_two_runs32<A>(out + 32 * g, table_words<A, Out>(v * repeat<A, 2>(t + 2 * g)), q);
+        put_two_runs32<A>(out + 32 * g, table_words<A, Out>(v * repeat<A, 2>(t + 2 * g), no_subnormals), q);
       });
     });
     return;
@@ -347,7 +349,7 @@ void dequant_q4_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
           if constexpr (lut_bits<A> >= 4) {  // 16-entry tables: the nibbles are indices
             const fbatch<A> q = lane_map<A>([](int i) { return static_cast<float>(i); });
             put_nibbles32<A>(out + 64 * j, xsimd::fma(q, dl0, nml0), xsimd::fma(q, dl1, nml1),
-                             b + offsetof(B, qs) + 32 * j);
+                             b + offsetof(B, qs) + 32 * j, no_subnormals);
           } else {
             ibatch<A> ws[32 / L];
             widen16<A>(b + offsetof(B, qs) + 32 * j, ws);
@@ -367,23 +369,38 @@ template <class A, class Out = float>
 void dequant_q5_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   using B = blocks::q5_K;
   using S = swar_arch<A>;
-  detail::run_groups<A, B, 16, false>(
-      src, dst, nb, [](const std::byte* b, float* t) { detail::k4_scales<A, B>(b, t); },
-      // Group g = 2j + k = sub-block g: the low (k = 0) or high nibble of qs[32j + l], bit g of qh[l].
-      [](const std::byte* b, auto&& put) {
-        for (std::size_t o = 0; o < 32; o += 4 * lanes<S>) {
-          const ibatch<S> h = load_bytes<S>(b + offsetof(B, qh) + o);
-          const ibatch<S> low = bytes_of<S>(0x0F);
-          unroll<4>([&](auto j) {
-            const ibatch<S> q = load_bytes<S>(b + offsetof(B, qs) + 32 * j + o);
-            put(int_c<2 * j>{}, o, (q & low) | byte_bit_to<2 * j, 4, S>(h));
-            put(int_c<2 * j + 1>{}, o, ((q >> 4) & low) | byte_bit_to<2 * j + 1, 4, S>(h));
-          });
-        }
-      },
-      [](const ibatch<A>& q, const float* t, auto g, std::size_t) {
-        return xsimd::fma(to_float<A>(q), fbatch<A>(t[g]), fbatch<A>(t[8 + g]));
+  const auto scales = [](const std::byte* b, float* t) { detail::k4_scales<A, B>(b, t); };
+  // Group g = 2j + k = sub-block g: the low (k = 0) or high nibble of qs[32j + l], bit g of qh[l].
+  const auto groups = [](const std::byte* b, auto&& put) {
+    for (std::size_t o = 0; o < 32; o += 4 * lanes<S>) {
+      const ibatch<S> h = load_bytes<S>(b + offsetof(B, qh) + o);
+      const ibatch<S> low = bytes_of<S>(0x0F);
+      unroll<4>([&](auto j) {
+        const ibatch<S> q = load_bytes<S>(b + offsetof(B, qs) + 32 * j + o);
+        put(int_c<2 * j>{}, o, (q & low) | byte_bit_to<2 * j, 4, S>(h));
+        put(int_c<2 * j + 1>{}, o, ((q >> 4) & low) | byte_bit_to<2 * j + 1, 4, S>(h));
       });
+    }
+  };
+  if constexpr (word_lookups<A, Out>) {
+    // Half outputs: a sub-block's 32 values rounded once (as many conversions as its weights would
+    // take, but no per-weight widening, conversion or scaling), then looked up by the bytes.
+    static_assert(4 * lanes<S> == 32);
+    detail::chunked<B, 16>(src, dst, nb, scales, [&groups](const std::byte* b, const float* t, Out* out) {
+      const fbatch<A> k = lane_map<A>([](int i) { return static_cast<float>(i); });
+      const fbatch<A> k16 = lane_map<A>([](int i) { return static_cast<float>(i + 16); });
+      groups(b, [&](auto g, std::size_t, const ibatch<S>& q) {
+        const fbatch<A> dl(t[g]), nml(t[8 + g]);
+        put_bytes32<A>(out + 32 * g,
+                       table_words32<A, Out>(xsimd::fma(k, dl, nml), xsimd::fma(k16, dl, nml), no_subnormals), q);
+      });
+    });
+    return;
+  }
+  detail::run_groups<A, B, 16, false>(src, dst, nb, scales, groups,
+                                      [](const ibatch<A>& q, const float* t, auto g, std::size_t) {
+                                        return xsimd::fma(to_float<A>(q), fbatch<A>(t[g]), fbatch<A>(t[8 + g]));
+                                      });
 }
 
 /// q6_K: 16 sub-blocks of 16 six-bit weights (4 low bits in ql, 2 high in qh) with int8 scales;

@@ -29,29 +29,44 @@ inline void dequant_q4_q5(const std::byte* src, Out* dst, std::size_t nb) noexce
   static_assert(16 % L == 0);
   const ibatch<A> low4(0x0F), c(centre);
   for (std::size_t i = 0; i < nb; ++i, src += sizeof(B), dst += 32) {
-    const fbatch<A> d(half_scale(src + offsetof(B, d)));
-    fbatch<A> m(0.0f);
-    if constexpr (has_min) m = fbatch<A>(half_scale(src + offsetof(B, m)));
+    fbatch<A> d, m(0.0f);
+    if constexpr (has_min) {
+      static_assert(offsetof(B, m) == offsetof(B, d) + 2);
+      half_scale_pair<A>(src + offsetof(B, d), d, m);
+    } else {
+      d = fbatch<A>(half_scale(src + offsetof(B, d)));
+    }
     const std::byte* qs = src + offsetof(B, qs);
-    if constexpr (!fifth_bit && word_lookups<A, Out>) {
-      // Half outputs: the block's 16 values rounded once, then looked up by the nibbles.
+    if constexpr (!fifth_bit && lut_bits<A> >= 4) {
+      // AVX-512: the block's 16 values looked up by the nibbles (half outputs round them once).
       const fbatch<A> q = lane_map<A>([](int k) { return static_cast<float>(k - centre); });
-      put_nibbles16<A>(dst, has_min ? xsimd::fma(q, d, m) : q * d, qs);
+      put_nibbles16<A>(dst, has_min ? xsimd::fma(q, d, m) : q * d, qs, no_subnormals);
       continue;
     }
     std::uint32_t qh = 0;  // bit k: the fifth bit of weight k
     if constexpr (fifth_bit) qh = load_le<std::uint32_t>(src + offsetof(B, qh));
+    if constexpr (fifth_bit && lut_bits<A> >= 4) {
+      // AVX-512: the block's 32 values in two registers, looked up (each entry the expression below).
+      const fbatch<A> k = lane_map<A>([](int e) { return static_cast<float>(e - centre); });
+      const fbatch<A> k16 = lane_map<A>([](int e) { return static_cast<float>(e + 16 - centre); });
+      if constexpr (has_min) {
+        put_fifth_nibbles16<A>(dst, xsimd::fma(k, d, m), xsimd::fma(k16, d, m), qs, qh, no_subnormals);
+      } else {
+        put_fifth_nibbles16<A>(dst, k * d, k16 * d, qs, qh, no_subnormals);
+      }
+      continue;
+    }
     for (std::size_t j = 0; j < 16; j += L) {
       const ibatch<A> q = load_u8<A>(qs + j);
       ibatch<A> q0 = q & low4, q1 = q >> 4;
       if constexpr (fifth_bit) {
-        q0 = q0 | fifth_bits<A>(qh >> j);
-        q1 = q1 | fifth_bits<A>(qh >> (j + 16));
+        q0 = mark_lanes<A>(q0, qh >> j, 16);
+        q1 = mark_lanes<A>(q1, qh >> (j + 16), 16);
       }
       const fbatch<A> x0 = has_min ? xsimd::fma(to_float<A>(q0), d, m) : to_float<A>(q0 - c) * d;
       const fbatch<A> x1 = has_min ? xsimd::fma(to_float<A>(q1), d, m) : to_float<A>(q1 - c) * d;
       if constexpr (L == 16) {
-        put2<A>(dst, x0, x1);  // weights 0-15 and 16-31
+        put2<A>(dst, x0, x1, no_subnormals);  // weights 0-15 and 16-31
       } else {
         put<A>(dst + j, x0);
         put<A>(dst + j + 16, x1);
@@ -67,7 +82,7 @@ inline void dequant_q8(const std::byte* src, Out* dst, std::size_t nb) noexcept 
     const fbatch<A> d(half_scale(src + offsetof(B, d)));
     const std::byte* qs = src + offsetof(B, qs);
     for (std::size_t j = 0; j < 32; j += 2 * L) {
-      put2<A>(dst + j, to_float<A>(load_i8<A>(qs + j)) * d, to_float<A>(load_i8<A>(qs + j + L)) * d);
+      put2<A>(dst + j, to_float<A>(load_i8<A>(qs + j)) * d, to_float<A>(load_i8<A>(qs + j + L)) * d, no_subnormals);
     }
   }
 }

@@ -43,7 +43,7 @@ void dequant_q1_0(const std::byte* src, Out* dst, std::size_t nb) noexcept {
     const ibatch<A> d(std::bit_cast<std::int32_t>(half_scale(src + offsetof(B, d))));
     const std::byte* qs = src + offsetof(B, qs);
     if constexpr (word_lookups<A, Out>) {  // -d and d rounded once, then blended
-      const word_pair w = pair_words<A, Out>(as_float<A>(d ^ even_lanes_sign));
+      const word_pair w = pair_words<A, Out>(as_float<A>(d ^ even_lanes_sign), no_subnormals);
       for (std::size_t j = 0; j < 128; j += 32) put_bits32<A>(dst + j, w, load_le<std::uint32_t>(qs + j / 8));
       continue;
     }
@@ -87,7 +87,7 @@ void dequant_q2_0(const std::byte* src, Out* dst, std::size_t nb) noexcept {
     const fbatch<A> p = centred * d;  // lane k: float((k % 4) - 1) * d, the scalar kernel's products
     const std::byte* qs = src + offsetof(B, qs);
     if constexpr (word_lookups<A, Out>) {  // the products rounded once
-      const word_table t = table_words<A, Out>(p);
+      const word_table t = table_words<A, Out>(p, no_subnormals);
       put_packed_crumbs32<A>(dst, t, qs);
       put_packed_crumbs32<A>(dst + 32, t, qs + 8);
       continue;

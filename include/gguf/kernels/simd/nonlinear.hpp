@@ -58,12 +58,13 @@ class nibble_decoder {
     for (std::size_t k = 0; k < 16; k += L) levels_[k / L] = to_float<A>(ibatch<A>::load_aligned(wide + k));
   }
 
-  /// dst[j] = scale * table[qs[j] & 15], dst[j + 16] = scale * table[qs[j] >> 4], j < 16.
+  /// dst[j] = scale * table[qs[j] & 15], dst[j + 16] = scale * table[qs[j] >> 4], j < 16, for a scale
+  /// whose products are never subnormal (an f16 one, or mxfp4's from 2^-126 up; see no_subnormals).
   template <class Out>
   void operator()(float scale, const std::byte* qs, Out* dst) const noexcept {
     const fbatch<A> d(scale);
     if constexpr (lut_bits<A> >= 4) {
-      permute32(levels_[0] * d, qs, dst);
+      permute32(levels_[0] * d, qs, dst, no_subnormals);
     } else if constexpr (table_lookup) {
       ibatch<A> lo[16 / L], hi[16 / L];
       lut_.lookup(qs, lo, hi);
@@ -83,7 +84,7 @@ class nibble_decoder {
   template <class Out>
   void operator()(const float* products, const std::byte* qs, Out* dst) const noexcept {
     if constexpr (lut_bits<A> >= 4) {
-      permute32(fbatch<A>::load_unaligned(products), qs, dst);
+      permute32(fbatch<A>::load_unaligned(products), qs, dst, false);
     } else {
       lookup(products, qs, dst);
     }
@@ -101,8 +102,8 @@ class nibble_decoder {
   /// Weight j is lane (nibble j) of products; the permute reads only an index's low 4 bits, so the low
   /// nibble needs no mask.
   template <class Out>
-  static void permute32(const fbatch<A>& products, const std::byte* qs, Out* dst) noexcept {
-    put_nibbles16<A>(dst, products, qs);
+  static void permute32(const fbatch<A>& products, const std::byte* qs, Out* dst, bool normal) noexcept {
+    put_nibbles16<A>(dst, products, qs, normal);
   }
 
   nibble_table<A> lut_;
@@ -194,7 +195,7 @@ void dequant_nvfp4(const std::byte* src, Out* dst, std::size_t nb) noexcept {
         ibatch<A> a, b;
         nibble_indices<A>(src + offsetof(B, qs) + 16 * h, a, b);
         put2<A>(dst + 32 * h, permute<A>(levels * fbatch<A>(scale(2 * h)), a),
-                permute<A>(levels * fbatch<A>(scale(2 * h + 1)), b));
+                permute<A>(levels * fbatch<A>(scale(2 * h + 1)), b), no_subnormals);
       }
     }
   } else {

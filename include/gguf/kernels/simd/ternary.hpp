@@ -94,7 +94,7 @@ void dequant_tq2_0(const std::byte* src, Out* dst, std::size_t nb) noexcept {
     const fbatch<A> p = centred * d;  // lane k: float((k % 4) - 1) * d, the products of the scalar kernel
     const std::byte* qs = src + offsetof(B, qs);
     if constexpr (word_lookups<A, Out>) {  // half outputs: p rounded once
-      const word_table t = table_words<A, Out>(p);
+      const word_table t = table_words<A, Out>(p, no_subnormals);
       put_crumbs32<A>(dst, t, qs);
       put_crumbs32<A>(dst + 128, t, qs + 32);
       continue;
@@ -130,7 +130,7 @@ void dequant_tq1_0(const std::byte* src, Out* dst, std::size_t nb) noexcept {
     const fbatch<A> p = centred * d;  // lane k: float((k % 4) - 1) * d, the products of the scalar kernel
     const std::byte* qs = src + offsetof(B, qs);
     if constexpr (word_lookups<A, Out>) {  // half outputs: p rounded once
-      const word_table t = table_words<A, Out>(p);
+      const word_table t = table_words<A, Out>(p, no_subnormals);
       put_base3_digits<A, 32>(dst, t, qs);
       put_base3_digits<A, 16>(dst + 160, t, qs + 32);
       put_base3_qh16<A>(dst + 240, t, load_le<std::uint32_t>(src + offsetof(B, qh)));
