@@ -14,7 +14,7 @@
 
 // Two modes, in two inline namespaces so that a program mixing them cannot break the ODR:
 // - header-only (default): the best kernels the including translation unit's flags allow
-//   (xsimd::default_arch; build with -march=native and dispatch costs nothing);
+//   (kernels::simd::best_arch; build with -march=native and dispatch costs nothing);
 // - runtime dispatch (GGUF_RUNTIME_DISPATCH=1, set by linking gguf::dispatch): the kernels of the best
 //   instruction set the CPU supports, chosen at run time.
 #if GGUF_RUNTIME_DISPATCH

@@ -3,7 +3,8 @@
 #   installed     find_package(gguf CONFIG) after `cmake --install`; gguf::dispatch from the shipped sources
 #   fetchcontent  FetchContent_Declare(gguf SOURCE_DIR ...): nothing but gguf::gguf, no flags added
 #   pkg-config    c++ $(pkg-config --cflags --libs gguf)
-#   examples      examples/CMakeLists.txt built on its own against the installed package
+#   examples      examples/CMakeLists.txt configured on its own against the installed package (the two
+#                 examples it runs built)
 # All must print the same checksum of the model's floats.
 # usage: tests/consumers/run.sh [WORK_DIR]
 set -euo pipefail
@@ -55,7 +56,8 @@ check pkg-config "$work/gguf-load-pc"
 echo "-- the examples as a standalone project (examples/CMakeLists.txt against the installed package)"
 cmake -S "$root/examples" -B "$work/examples" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$work/prefix" \
   -DCMAKE_CXX_FLAGS="-Wall -Wextra -Werror" > /dev/null
-cmake --build "$work/examples" > /dev/null
+# The two it runs: the main build compiles every tool, with the same warnings as errors.
+cmake --build "$work/examples" --target gguf-load gguf-metadata > /dev/null
 check examples-standalone "$work/examples/gguf-load"
 "$work/examples/gguf-metadata" "$model" > /dev/null
 echo "all consumers agree"

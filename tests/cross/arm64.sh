@@ -47,7 +47,16 @@ mapfile -t tests < <(objs plain "${plain[@]}")
 "$cxx" "${flags[@]}" "${tests[@]}" -o "$out/gguf-tests"
 "$cxx" "${flags[@]}" "$out/dispatch/"{test_main,test_simd,select}.o -o "$out/gguf-simd-tests"
 "$cxx" "${flags[@]}" "$out/dispatch/"{fuzz_gguf,replay_main,select}.o -o "$out/gguf-fuzz-replay"
-qemu-aarch64-static "$out/gguf-tests"
-qemu-aarch64-static "$out/gguf-simd-tests" -s -tc="the instruction sets*"
-qemu-aarch64-static "$out/gguf-simd-tests"
-qemu-aarch64-static "$out/gguf-fuzz-replay" fuzz/seeds data/vocab fuzz/findings  # NEON against scalar on the seeds
+# Each program runs on one core under qemu, so gguf-tests (about 22 s) runs beside the other three
+# (about 20 s together), each side into a log shown when both are done.
+qemu-aarch64-static "$out/gguf-tests" > "$out/gguf-tests.log" 2>&1 &
+suite=$!
+status=0
+{  # (&&: set -e does not act inside a command that || follows)
+  qemu-aarch64-static "$out/gguf-simd-tests" -s -tc="the instruction sets*" &&
+    qemu-aarch64-static "$out/gguf-simd-tests" &&
+    qemu-aarch64-static "$out/gguf-fuzz-replay" fuzz/seeds data/vocab fuzz/findings  # NEON against scalar on the seeds
+} > "$out/simd.log" 2>&1 || status=$?
+wait "$suite" || status=$?
+cat "$out/gguf-tests.log" "$out/simd.log"
+exit "$status"

@@ -95,7 +95,7 @@ constexpr dequant_fn_to<Out> simd_kernel(ggml_type t) noexcept {
 
 /**
  * The best kernel of `t` writing `Out` the compiler flags of this translation unit allow
- * (`xsimd::default_arch`), or its scalar kernel under GGUF_NO_SIMD.
+ * (`simd::best_arch`), or its scalar kernel under GGUF_NO_SIMD.
  * @param t a valid ggml type
  * @return the kernel, never null for a type of `ggml_types`
  */
@@ -104,12 +104,12 @@ constexpr dequant_fn_to<Out> best_kernel_to(ggml_type t) noexcept {
 #if defined(GGUF_NO_SIMD)
   return scalar_kernel_to<Out>(t);
 #else
-  return simd_kernel<xsimd::default_arch, Out>(t);
+  return simd_kernel<simd::best_arch, Out>(t);
 #endif
 }
 
 /**
- * The best kernel of `t` the compiler flags of this translation unit allow (`xsimd::default_arch`), or
+ * The best kernel of `t` the compiler flags of this translation unit allow (`simd::best_arch`), or
  * its scalar kernel under GGUF_NO_SIMD.
  * @param t a valid ggml type
  * @return the kernel, never null for a type of `ggml_types`
@@ -161,7 +161,7 @@ constexpr quant_fn simd_quantizer(ggml_type t) noexcept {
 }
 
 /**
- * The best quantizer of `t` the compiler flags of this translation unit allow (`xsimd::default_arch`), or
+ * The best quantizer of `t` the compiler flags of this translation unit allow (`simd::best_arch`), or
  * its scalar quantizer under GGUF_NO_SIMD: what `gguf::quantize` runs.
  * @param t a ggml type
  * @return the quantizer; nullptr where `scalar_quantizer` has none
@@ -170,7 +170,7 @@ constexpr quant_fn best_quantizer(ggml_type t) noexcept {
 #if defined(GGUF_NO_SIMD)
   return scalar_quantizer(t);
 #else
-  return simd_quantizer<xsimd::default_arch>(t);
+  return simd_quantizer<simd::best_arch>(t);
 #endif
 }
 

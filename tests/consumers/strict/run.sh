@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Compiles tests/consumers/strict/everything.cpp with the strictest warnings users apply to their own
-# code, as errors, with gcc and clang, with and without -march=native, and unoptimized (a debug build:
-# GCC compiles some intrinsics differently at -O0), and the runtime-dispatch TUs: gguf's headers must
-# not leak a warning into a user's build, nor fail to compile in one.
+# code, as errors, with gcc and clang, with and without -march=native (then also without exceptions or
+# RTTI, as errors-as-values users build), unoptimized (a debug build: GCC compiles some intrinsics
+# differently at -O0), with an AVX-512 that lacks BW (-mavx512f alone, whose kernels are AVX2's),
+# and the runtime-dispatch TUs: gguf's headers must not leak a warning into a user's build, nor fail to
+# compile in one.
 # usage: tests/consumers/strict/run.sh [COMPILER...]   (default: g++ clang++)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -25,7 +27,7 @@ compile() {  # compile DESCRIPTION COMMAND...
 
 for cxx in "${compilers[@]}"; do
   command -v "$cxx" > /dev/null || { echo "$cxx: not installed"; exit 1; }
-  for arch in "" "-march=native" "-O0 -march=native"; do
+  for arch in "" "-march=native -fno-exceptions -fno-rtti" "-O0 -march=native" "-O0 -mavx512f"; do
     # shellcheck disable=SC2086  # the flags are words
     compile "$cxx ${strict[*]} $arch" "$cxx" "${strict[@]}" $arch -I"$root/include" -c "$root/tests/consumers/strict/everything.cpp"
   done

@@ -29,6 +29,18 @@
 #define GGUF_SIMD_DIAGNOSTICS_POP
 #endif
 
+/**
+ * @def GGUF_SIMD_AVX512
+ * 1 where this translation unit may use AVX-512 as the kernels do: F, BW, VL and DQ, which every
+ * AVX-512 CPU but Knights Landing and Knights Mill has and the dispatch library compiles with. With less
+ * (`-mavx512f` alone, `-march=knl`) the header-only kernels are AVX2's (see best_arch).
+ */
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && defined(__AVX512DQ__)
+#define GGUF_SIMD_AVX512 1
+#else
+#define GGUF_SIMD_AVX512 0
+#endif
+
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::simd {
 
@@ -49,14 +61,28 @@ inline constexpr std::size_t lanes = fbatch<A>::size;
 
 // Families, most specific first (xsimd 8.1's avx512f derives from generic, 13's from avx2).
 
-/// AVX-512 F/BW (with DQ/VL, as the dispatch library compiles it).
+/// AVX-512 as the kernels use it (F, BW, VL and DQ, as the dispatch library compiles it).
 template <class A>
 inline constexpr bool is_avx512 =
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
     std::is_base_of_v<xsimd::avx512f, A>;
 #else
     false;
 #endif
+
+/**
+ * The architecture of the header-only kernels (`best_kernel`, `best_quantizer`): xsimd's best for this
+ * translation unit's flags, except an AVX-512 without BW, VL or DQ (GGUF_SIMD_AVX512 is 0), whose
+ * kernels would be the generic ones at 16 lanes, which exist for 4 and 8: AVX2 (with FMA where the flags
+ * have it) there.
+ */
+using best_arch = std::conditional_t<std::is_base_of_v<xsimd::avx512f, xsimd::default_arch> && !GGUF_SIMD_AVX512,
+#if defined(__FMA__)
+                                     xsimd::fma3<xsimd::avx2>,
+#else
+                                     xsimd::avx2,
+#endif
+                                     xsimd::default_arch>;
 
 /// AVX2 (FMA and F16C are separate predicates where they matter).
 template <class A>

@@ -34,7 +34,7 @@ struct grid_lookups {
                                         ///< + 31 (iq3_xxs, iq3_s, iq1_s; 8 scales)
 };
 
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
 /**
  * 32 byte lanes of 7-bit sign fields f made ggml's sign bytes ksigns_iq2xs[f]: f and its parity in bit
  * 7, the parities of its two nibbles looked up (vpshufb) and xor'ed, in 256-bit operations (half the

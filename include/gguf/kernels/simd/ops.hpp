@@ -72,7 +72,7 @@ inline float half_scale(const std::byte* p) noexcept { return half_scale(load_le
  */
 template <class A>
 inline void half_scale_pair(const std::byte* p, fbatch<A>& first, fbatch<A>& second) noexcept {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
     const __m128 x = _mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(load_le<std::uint32_t>(p))));
     first = _mm512_broadcastss_ps(x);
@@ -89,7 +89,7 @@ inline void half_scale_pair(const std::byte* p, fbatch<A>& first, fbatch<A>& sec
 /** lanes<A> bytes at p, zero-extended to int32. */
 template <class A>
 inline ibatch<A> load_u8(const std::byte* p) noexcept {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 #endif
 #if defined(__AVX2__)
@@ -118,7 +118,7 @@ inline ibatch<A> load_u8(const std::byte* p) noexcept {
 /** lanes<A> bytes at p, sign-extended to int32. */
 template <class A>
 inline ibatch<A> load_i8(const std::byte* p) noexcept {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) return _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 #endif
 #if defined(__AVX2__)
@@ -147,7 +147,7 @@ inline ibatch<A> load_i8(const std::byte* p) noexcept {
 /** lanes<A> little-endian 16-bit words at p, zero-extended to int32. */
 template <class A>
 inline ibatch<A> load_u16(const std::byte* p) noexcept {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) return _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
 #endif
 #if defined(__AVX2__)
@@ -193,7 +193,7 @@ inline void load_u16_pair(const std::byte* p, ibatch<A>& lo, ibatch<A>& hi) noex
 template <class A>
 inline fbatch<A> load_f64_as_float(const std::byte* p) noexcept {
   const auto* d = reinterpret_cast<const double*>(p);  // NOLINT: unaligned loads below
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
     const __m256 lo = _mm512_cvtpd_ps(_mm512_loadu_pd(d)), hi = _mm512_cvtpd_ps(_mm512_loadu_pd(d + 8));
     return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(lo)), _mm256_castps_pd(hi), 1));
@@ -284,7 +284,7 @@ inline __m128 i64x4_small(__m256i t) noexcept {
  */
 template <class A>
 inline fbatch<A> load_i64_as_float(const std::byte* p) noexcept {
-#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
     const __m256 lo = _mm512_cvtepi64_ps(_mm512_loadu_si512(p)), hi = _mm512_cvtepi64_ps(_mm512_loadu_si512(p + 64));
     return _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1);
@@ -347,7 +347,7 @@ inline fbatch<A> load_i64_as_float(const std::byte* p) noexcept {
 /** lanes<A> IEEE halves at p as floats, exactly (subnormals, infinities, NaNs included). */
 template <class A>
 inline fbatch<A> load_half(const std::byte* p) noexcept {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
 #endif
 #if defined(__AVX2__) && defined(__F16C__)
@@ -447,7 +447,7 @@ inline void bytes16(std::uint64_t lo, std::uint64_t hi, ibatch<A>* out) noexcept
 #if defined(__SSE2__) || defined(_M_X64)
   if constexpr (is_avx512<A> || is_avx2<A> || is_sse<A>) {
     const __m128i x = _mm_set_epi64x(static_cast<long long>(hi), static_cast<long long>(lo));
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
     if constexpr (is_avx512<A>) {
       out[0] = _mm512_cvtepu8_epi32(x);
       return;
@@ -501,7 +501,7 @@ inline void bytes16(std::uint64_t lo, std::uint64_t hi, ibatch<A>* out) noexcept
 template <class A>
 inline fbatch<A> join_rows([[maybe_unused]] const fbatch<row_arch<A>>& lo,
                            [[maybe_unused]] const fbatch<row_arch<A>>& hi) noexcept {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
     return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
   }
@@ -531,7 +531,7 @@ inline fbatch<A> load_row_pair(const float* lo, const float* hi) noexcept {
  */
 template <class A>
 inline ibatch<A> bit_lanes(std::uint32_t word) noexcept {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) return _mm512_maskz_mov_epi32(static_cast<__mmask16>(word), _mm512_set1_epi32(-1));
 #endif
 #if defined(__AVX2__)
@@ -563,7 +563,7 @@ inline ibatch<A> bit_lanes(std::uint32_t word) noexcept {
  */
 template <class A>
 inline fbatch<A> flip_signs(const fbatch<A>& v, std::uint32_t word) noexcept {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
     const __m512i x = _mm512_castps_si512(v);
     return _mm512_castsi512_ps(_mm512_mask_xor_epi32(x, static_cast<__mmask16>(word), x, _mm512_set1_epi32(INT32_MIN)));
@@ -575,7 +575,7 @@ inline fbatch<A> flip_signs(const fbatch<A>& v, std::uint32_t word) noexcept {
 /** v with `bit` or'ed into lane i where bit i of `word` is set: one masked or on AVX-512. */
 template <class A>
 inline ibatch<A> mark_lanes(const ibatch<A>& v, std::uint32_t word, std::int32_t bit) noexcept {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) return _mm512_mask_or_epi32(v, static_cast<__mmask16>(word), v, _mm512_set1_epi32(bit));
 #endif
   return v | (bit_lanes<A>(word) & ibatch<A>(bit));
@@ -589,7 +589,7 @@ inline ibatch<A> mark_lanes(const ibatch<A>& v, std::uint32_t word, std::int32_t
  */
 template <class A>
 inline ibatch<A> mark_lanes(const ibatch<A>& v, const std::uint16_t* word, std::int32_t bit) noexcept {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
 #if defined(__GNUC__)
     __mmask16 mask;
@@ -609,7 +609,7 @@ inline ibatch<A> mark_lanes(const ibatch<A>& v, const std::uint16_t* word, std::
  */
 template <class A>
 inline ibatch<A> shift_right_lanes(const ibatch<A>& x, const ibatch<A>& n) noexcept {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) return _mm512_srav_epi32(x, n);
 #endif
 #if defined(__AVX2__)
@@ -629,7 +629,7 @@ inline ibatch<A> shift_right_lanes(const ibatch<A>& x, const ibatch<A>& n) noexc
 template <class A>
 inline ibatch<A> paired_nibble_lanes16(std::uint64_t w) noexcept {
   static_assert(is_avx512<A>, "the grid code kernels run on AVX-512 only");
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
     return _mm512_srlv_epi64(_mm512_set1_epi64(static_cast<long long>(w)),
                              _mm512_setr_epi64(0, 4, 8, 12, 16, 20, 24, 28));
@@ -648,7 +648,7 @@ inline ibatch<A> paired_nibble_lanes16(std::uint64_t w) noexcept {
 template <class A>
 inline ibatch<A> nibble_lanes16(std::uint32_t a, std::uint32_t b) noexcept {
   static_assert(is_avx512<A>, "the grid code kernels run on AVX-512 only");
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
     const __m512i ab = _mm512_mask_set1_epi32(_mm512_set1_epi32(static_cast<int>(a)), 0xFF00, static_cast<int>(b));
     return _mm512_srlv_epi32(ab, _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 0, 4, 8, 12, 16, 20, 24, 28));
@@ -667,7 +667,7 @@ inline ibatch<A> nibble_lanes16(std::uint32_t a, std::uint32_t b) noexcept {
  */
 template <class A>
 inline ibatch<A> base3_digit(ibatch<A>& f) noexcept {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
     const __m512i three = _mm512_set1_epi16(3), x = f;
     f = _mm512_mullo_epi16(x, three);
@@ -701,7 +701,7 @@ inline ibatch<A> base3_digit(ibatch<A>& f) noexcept {
  */
 template <class A>
 inline fbatch<A> permute(const fbatch<A>& table, const ibatch<A>& idx) noexcept {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) return _mm512_permutexvar_ps(idx, table);
 #endif
 #if defined(__AVX2__)
@@ -715,7 +715,7 @@ inline fbatch<A> permute(const fbatch<A>& table, const ibatch<A>& idx) noexcept 
 /** Lane i = p[i % G]: G consecutive floats repeated across the vector (one load on AVX2/AVX-512). */
 template <class A, std::size_t G>
 inline fbatch<A> repeat(const float* p) noexcept {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A> && G == 4) return _mm512_broadcast_f32x4(_mm_loadu_ps(p));
   if constexpr (is_avx512<A> && G == 2) {
     double w;
@@ -744,7 +744,7 @@ inline fbatch<A> repeat(const float* p) noexcept {
 template <class A>
 inline void nibble_indices(const std::byte* p, ibatch<A>& a, ibatch<A>& b) noexcept {
   static_assert(lanes<A> == 16, "16 weights a batch");
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {  // bytes 0-7 and their high nibbles (a 16-bit shift: bits 0-3 are right)
     const __m128i q = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), h = _mm_srli_epi16(q, 4);
     a = _mm512_cvtepu8_epi32(_mm_unpacklo_epi64(q, h));
@@ -948,7 +948,7 @@ inline ibatch<S> sub_bytes(const ibatch<S>& v, std::uint8_t b) noexcept {
  */
 template <class A, bool Signed, class S>
 inline void widen_bytes(const ibatch<S>& v, ibatch<A>* out) noexcept {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (widen_in_registers<A>) {
     const __m256i x = v;
     if constexpr (Signed) {
@@ -1028,7 +1028,7 @@ inline ibatch<A> bf16_bits(const fbatch<A>& v) noexcept {
 /** The low 16 bits of each lane of x (each < 65536), stored at p: the lanes narrowed in registers. */
 template <class A, class Out>
 inline void store_words(Out* p, const ibatch<A>& x) noexcept {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtepi32_epi16(x));
     return;
@@ -1068,7 +1068,7 @@ inline void store_words(Out* p, const ibatch<A>& x) noexcept {
 
 }  // namespace detail
 
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
 namespace detail {
 
 /**
@@ -1125,7 +1125,7 @@ inline void put(Out* p, const fbatch<A>& v) noexcept {
   if constexpr (std::is_same_v<Out, float>) {
     v.store_unaligned(p);
   } else {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
     if constexpr (is_avx512<A>) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), detail::avx512_words<Out>(v));
       return;
@@ -1159,7 +1159,7 @@ inline void put(Out* p, const fbatch<A>& v) noexcept {
  */
 template <class A, class Out>
 inline void put2(Out* p, const fbatch<A>& a, const fbatch<A>& b, bool normal = false) noexcept {
-#if defined(__AVX512BF16__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512 && defined(__AVX512BF16__)
   if constexpr (is_avx512<A> && std::is_same_v<Out, bf16>) {
     if (normal || (_mm512_fpclass_ps_mask(a, 0x20) | _mm512_fpclass_ps_mask(b, 0x20)) == 0) [[likely]] {
       _mm512_storeu_si512(p, std::bit_cast<__m512i>(_mm512_cvtne2ps_pbh(b, a)));
@@ -1173,7 +1173,7 @@ inline void put2(Out* p, const fbatch<A>& a, const fbatch<A>& b, bool normal = f
 }
 
 namespace detail {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
 /// The 32 floats of lo (words 0-15) and hi (words 16-31) as `Out` words in one register. `normal`: see
 /// no_subnormals.
 template <class Out>
@@ -1214,7 +1214,7 @@ inline __m512i avx512_table_words(__m512 table, bool normal = false) noexcept {
 template <class A, class Out>
 inline void put_nibbles16(Out* dst, const fbatch<A>& table, const std::byte* q, bool normal = false) noexcept {
   static_assert(lut_bits<A> >= 4);
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (word_lookups<A, Out>) {
     // Two 256-bit word permutes (each reads an index's low 4 bits): neither the table nor the indices
     // are copied into a 512-bit register first (two inserts; measured 0.78x the time on Zen 4).
@@ -1236,7 +1236,7 @@ template <class A, class Out>
 inline void put_nibbles32(Out* dst, const fbatch<A>& lo, const fbatch<A>& hi, const std::byte* q,
                           bool normal = false) noexcept {
   static_assert(lut_bits<A> >= 4);
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (word_lookups<A, Out>) {
     if constexpr (std::is_same_v<Out, f16>) {
       // f16: 256-bit word permutes of each table, as put_nibbles16 (1.1x the 512-bit ones here). bf16
@@ -1280,7 +1280,7 @@ template <class A, class Out>
 inline void put_fifth_nibbles16(Out* dst, const fbatch<A>& lo, const fbatch<A>& hi, const std::byte* q,
                                 std::uint32_t fifth, bool normal = false) noexcept {
   static_assert(lut_bits<A> >= 4, "AVX-512 only");
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (std::is_same_v<Out, float>) {
     const __m512i i0 = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
     const __m512i i1 = _mm512_srli_epi32(i0, 4);
@@ -1302,7 +1302,7 @@ inline void put_fifth_nibbles16(Out* dst, const fbatch<A>& lo, const fbatch<A>& 
 
 // The word lookups of half outputs (arch.hpp's word_lookups): AVX-512 BW only. Elsewhere only their
 // declarations, for the kernels' branches that `if constexpr (word_lookups<A, Out>)` discards.
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
 /// A float table rounded to `Out` words once, for the lookups below that run many times per table.
 using word_table = __m512i;
 
@@ -1549,7 +1549,7 @@ void put_base3_qh16(Out* dst, const word_table& t, std::uint32_t word) noexcept;
     Only where stream_stores<A>; stream_fence() orders the stores before anything after it. */
 template <class A>
 inline void stream_store(float* dst, const fbatch<A>& v) noexcept {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
     _mm512_stream_ps(dst, v);
     return;
@@ -1628,7 +1628,7 @@ inline fbatch<A> negate(const fbatch<A>& x) noexcept {
 /** The largest lane of `v`, which holds no NaN (with none, the maximum is the same in any order). */
 template <class A>
 inline float max_lane(const fbatch<A>& v) noexcept {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) return _mm512_reduce_max_ps(v);
 #endif
 #if defined(__AVX2__)
@@ -1736,7 +1736,7 @@ inline fbatch<A> reduce_each(const fbatch<A> (&v)[lanes<A>]) noexcept {
 template <class A, class T>
 inline std::uint32_t lane_bits(const xsimd::batch_bool<T, A>& b) noexcept {
   static_assert(sizeof(T) == 4);
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) return static_cast<__mmask16>(b);
 #endif
 #if defined(__AVX2__)
@@ -1800,7 +1800,7 @@ inline std::uint16_t half_of(float x) noexcept {
 /** The low byte of each lane of `x` (each in 0 ... 255), stored at p: narrowed in registers. */
 template <class A>
 inline void store_low_bytes(std::byte* p, const ibatch<A>& x) noexcept {
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtepi32_epi8(x));
     return;

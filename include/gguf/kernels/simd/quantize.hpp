@@ -353,7 +353,7 @@ inline errc quantize_f16(const float* src, std::byte* dst, std::size_t n_per_row
 template <class A>
 inline errc quantize_bf16(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
   std::size_t i = 0;
-#if defined(__AVX512F__) && defined(__AVX512BW__)
+#if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
     // Two batches a step, 10 vector operations for 32 weights (put's 18 would be the bound: Zen 4 runs
     // two 512-bit operations a cycle): the nearest-even increment added to each float's bits, the high
