@@ -56,6 +56,7 @@ inline void dequant_q4_q5(const std::byte* src, Out* dst, std::size_t nb) noexce
       }
       continue;
     }
+    // Weight by weight where there is no lookup (4 or 8 lanes: AVX-512 took a path above).
     for (std::size_t j = 0; j < 16; j += L) {
       const ibatch<A> q = load_u8<A>(qs + j);
       ibatch<A> q0 = q & low4, q1 = q >> 4;
@@ -65,12 +66,8 @@ inline void dequant_q4_q5(const std::byte* src, Out* dst, std::size_t nb) noexce
       }
       const fbatch<A> x0 = has_min ? xsimd::fma(to_float<A>(q0), d, m) : to_float<A>(q0 - c) * d;
       const fbatch<A> x1 = has_min ? xsimd::fma(to_float<A>(q1), d, m) : to_float<A>(q1 - c) * d;
-      if constexpr (L == 16) {
-        put2<A>(dst, x0, x1, no_subnormals);  // weights 0-15 and 16-31
-      } else {
-        put<A>(dst + j, x0);
-        put<A>(dst + j + 16, x1);
-      }
+      put<A>(dst + j, x0);
+      put<A>(dst + j + 16, x1);
     }
   }
 }
