@@ -11,6 +11,10 @@
 // converted as ggml converts them. (Tiling a small fixture, as 0.1.0 did, let the branchy scalar kernels
 // run ~5x faster than on real data.)
 // dequant_f16/<type>/<n> and dequant_bf16/<type>/<n>: the same, writing f16 or bf16 (2 bytes a weight).
+// traffic/<type>/<n>: the ceiling of one type, its bytes moved and nothing else computed: a loop that reads
+// dequant/<type>/<n>'s input where it lies and writes the same 4n output bytes, the loads spread evenly
+// among the stores, in the widest vectors the CPU has. No kernel of that type can run faster; one that
+// runs near it is bound by the memory traffic, not by its own instructions.
 // The anchor of the same run: ggml/<type>/<n>, ggml's own dequantizer (its type traits' to_float) on the
 // same input and output as dequant/<type>/<n>, for every type it has one for. ggml is no dependency: it is
 // loaded at run time from $GGUF_BENCH_GGML (a libggml-base.so, e.g. one bench/build_ggml_native.sh built
@@ -321,6 +325,83 @@ void fill_nt_ceiling(benchmark::State& state) {
   set_counters(state, n);
 }
 
+// The loop of traffic/<type>/<n> for one vector type V: in_vectors loads from `in`, out_vectors stores
+// to `out`, a load whenever the loads fall behind in proportion (an error term, as a line is drawn).
+// Each store writes the running xor of the loads, so no load can be dropped.
+template <class V>
+[[gnu::always_inline]] inline void move_bytes(const std::byte* in, std::size_t in_vectors, std::byte* out,
+                                              std::size_t out_vectors) noexcept {
+  V acc{};
+  std::size_t loaded = 0, error = 0;
+  for (std::size_t o = 0; o < out_vectors; ++o) {
+    for (error += in_vectors; error >= out_vectors; error -= out_vectors) {
+      V v;
+      std::memcpy(&v, in + sizeof(V) * loaded++, sizeof(V));
+      acc ^= v;
+    }
+    std::memcpy(out + sizeof(V) * o, &acc, sizeof(V));
+  }
+}
+
+using move_fn = void (*)(const std::byte*, std::size_t, std::byte*, std::size_t);
+
+#if defined(__GNUC__)
+using vector16 = long long __attribute__((vector_size(16)));  // SSE2, NEON
+void move_bytes16(const std::byte* in, std::size_t n_in, std::byte* out, std::size_t n_out) {
+  move_bytes<vector16>(in, n_in, out, n_out);
+}
+#if defined(__x86_64__) || defined(__i386__)
+using vector32 = long long __attribute__((vector_size(32)));
+using vector64 = long long __attribute__((vector_size(64)));
+[[gnu::target("avx2")]] void move_bytes32(const std::byte* in, std::size_t n_in, std::byte* out, std::size_t n_out) {
+  move_bytes<vector32>(in, n_in, out, n_out);
+}
+[[gnu::target("avx512f")]] void move_bytes64(const std::byte* in, std::size_t n_in, std::byte* out, std::size_t n_out) {
+  move_bytes<vector64>(in, n_in, out, n_out);
+}
+#endif
+#else
+struct vector16 {  // elsewhere two words (the compiler's vectors, if it makes them)
+  std::uint64_t w[2];
+  vector16& operator^=(const vector16& o) noexcept {
+    w[0] ^= o.w[0];
+    w[1] ^= o.w[1];
+    return *this;
+  }
+};
+void move_bytes16(const std::byte* in, std::size_t n_in, std::byte* out, std::size_t n_out) {
+  move_bytes<vector16>(in, n_in, out, n_out);
+}
+#endif
+
+// The widest of those this CPU runs, and its width in bytes.
+std::pair<move_fn, std::size_t> widest_move() {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  if (gguf::dispatch::supported(gguf::dispatch::isa::avx512bw)) return {move_bytes64, 64};
+  if (gguf::dispatch::supported(gguf::dispatch::isa::avx2)) return {move_bytes32, 32};
+#endif
+  return {move_bytes16, 16};
+}
+
+void traffic_ceiling(benchmark::State& state, gguf::ggml_type type) {
+  const std::int64_t n = state.range(0);
+  const placed_bytes in(input(type, n));
+  aligned_floats out(static_cast<std::size_t>(n));
+  const auto [move, width] = widest_move();
+  if (in.empty() || in.size % width != 0 || static_cast<std::size_t>(n) * 4 % width != 0) {
+    state.SkipWithError("no input, or not whole vectors");
+    return;
+  }
+  auto* dst = reinterpret_cast<std::byte*>(out.data.get());
+  for (auto _ : state) {
+    move(in.data(), in.size / width, dst, static_cast<std::size_t>(n) * 4 / width);
+    benchmark::DoNotOptimize(out.data.get());
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(std::to_string(8 * width) + "-bit");
+  set_counters(state, n);
+}
+
 void memcpy_ceiling(benchmark::State& state) {
   const std::int64_t n = state.range(0);
   aligned_floats in(static_cast<std::size_t>(n)), out(static_cast<std::size_t>(n));
@@ -355,6 +436,7 @@ const int registered = [] {
     sizes(benchmark::RegisterBenchmark(("dequant_bf16/" + std::string(t.name)).c_str(), dequant<gguf::bf16>, t.type,
                                        active),
           t.type);
+    sizes(benchmark::RegisterBenchmark(("traffic/" + std::string(t.name)).c_str(), traffic_ceiling, t.type), t.type);
     // Right after gguf's own: the two see the machine in the same state (its speed drifts over a run).
     for (const auto& [type, to_float] : ggml.to_float) {
       if (type != t.type) continue;

@@ -42,7 +42,7 @@ namespace detail {
  * before use, the iq1 kernels ran at 2/3 of the speed they run at made ahead).
  */
 template <class B, class Make, class Body>
-inline void lookups_ahead(const std::byte* src, std::size_t nb, Make&& make, Body&& body) noexcept {
+GGUF_SIMD_INLINE void lookups_ahead(const std::byte* src, std::size_t nb, Make&& make, Body&& body) noexcept {
   if (nb == 0) return;
   grid_lookups ahead[2];
   make(src, ahead[0]);
@@ -55,7 +55,7 @@ inline void lookups_ahead(const std::byte* src, std::size_t nb, Make&& make, Bod
 
 /// Lane k: float(levels[k % 8]) (0 past the levels): the levels of a code table, unscaled.
 template <class A, std::size_t M>
-inline fbatch<A> level_lanes(const std::array<std::uint8_t, M>& levels) noexcept {
+GGUF_SIMD_INLINE fbatch<A> level_lanes(const std::array<std::uint8_t, M>& levels) noexcept {
   alignas(64) float t[lanes<A>];
   for (std::size_t k = 0; k < lanes<A>; ++k) t[k] = k % 8 < M ? static_cast<float>(levels[k % 8]) : 0.0f;
   return fbatch<A>::load_aligned(t);
@@ -67,7 +67,7 @@ inline fbatch<A> level_lanes(const std::array<std::uint8_t, M>& levels) noexcept
  * multiplies by dl.
  */
 template <class A>
-inline fbatch<A> iq1_levels(float delta) noexcept {
+GGUF_SIMD_INLINE fbatch<A> iq1_levels(float delta) noexcept {
   alignas(64) float t[lanes<A>];
   for (std::size_t k = 0; k < lanes<A>; ++k) {
     const float g = static_cast<float>(static_cast<int>(k % 4) - 1);
@@ -84,8 +84,8 @@ inline fbatch<A> iq1_levels(float delta) noexcept {
  */
 template <class A, class B, std::size_t RowWeights, std::size_t Run, bool Signed, class Out, class Code, std::size_t N,
           class Make>
-inline void dequant_codes(const std::byte* src, Out* dst, std::size_t nb, const std::array<Code, N>& codes,
-                          const fbatch<A>& levels, Make&& make) noexcept {
+GGUF_SIMD_INLINE void dequant_codes(const std::byte* src, Out* dst, std::size_t nb, const std::array<Code, N>& codes,
+                                    const fbatch<A>& levels, Make&& make) noexcept {
   static_assert(lanes<A> == 16 && lut_bits<A> >= 4, "16-entry tables, a group of 16 weights a batch");
   static_assert(RowWeights == 8 ? sizeof(Code) == 4 : RowWeights == 4 && sizeof(Code) == 2);
   static_assert(Run == 16 || Run == 32);
@@ -103,7 +103,7 @@ inline void dequant_codes(const std::byte* src, Out* dst, std::size_t nb, const 
   }
   const fbatch<A> signed_levels = fbatch<A>::load_aligned(t);
   // The 16 weights k (0-15) of a block looked up in `table`.
-  const auto lookup = [&](const grid_lookups& b, std::size_t k, const fbatch<A>& table) {
+  const auto lookup = [&](const grid_lookups& b, std::size_t k, const fbatch<A>& table) GGUF_SIMD_INLINE_LAMBDA {
     ibatch<A> idx;
     if constexpr (RowWeights == 8) {
       idx = nibble_lanes16<A>(codes[b.row[2 * k]], codes[b.row[2 * k + 1]]);
@@ -114,7 +114,7 @@ inline void dequant_codes(const std::byte* src, Out* dst, std::size_t nb, const 
     }
     return permute<A>(table, idx);
   };
-  lookups_ahead<B>(src, nb, make, [&](const grid_lookups& b, const std::byte*) {
+  lookups_ahead<B>(src, nb, make, [&](const grid_lookups& b, const std::byte*) GGUF_SIMD_INLINE_LAMBDA {
     for (std::size_t k0 = 0; k0 < 16; k0 += step, dst += 16 * step) {
       // db * float(g), as the scalar kernel computes it
       const fbatch<A> table = signed_levels * fbatch<A>(b.scale[Run == 32 ? k0 / 2 : k0]);

@@ -63,8 +63,8 @@ inline constexpr std::uint64_t top_bits = 0x8080808080808080u;
  * flipped where bit j of `signs` is set.
  */
 template <class A, class Out>
-inline void put_signed16(Out* y, const fbatch<A>& db, std::uint64_t row0, std::uint64_t row1,
-                         std::uint32_t signs) noexcept {
+GGUF_SIMD_INLINE void put_signed16(Out* y, const fbatch<A>& db, std::uint64_t row0, std::uint64_t row1,
+                                   std::uint32_t signs) noexcept {
   constexpr std::size_t L = lanes<A>;
   ibatch<A> g[16 / L];
   bytes16<A>(row0, row1, g);
@@ -104,8 +104,8 @@ struct iq1_shifts {
  * `row1` (8-15), `shift` the pattern of their deltas' signs (iq1_shifts).
  */
 template <class A, class Out>
-inline void put_iq1_16(Out* y, const fbatch<A>& dl, std::uint64_t row0, std::uint64_t row1,
-                       const fbatch<A>* shift) noexcept {
+GGUF_SIMD_INLINE void put_iq1_16(Out* y, const fbatch<A>& dl, std::uint64_t row0, std::uint64_t row1,
+                                 const fbatch<A>* shift) noexcept {
   constexpr std::size_t L = lanes<A>;
   ibatch<A> g[16 / L];
   bytes16<A>(row0 ^ top_bits, row1 ^ top_bits, g);  // int8 g + 128, zero-extended: no carry between bytes
@@ -117,7 +117,7 @@ inline void put_iq1_16(Out* y, const fbatch<A>& dl, std::uint64_t row0, std::uin
  * first, since one 16-lane conversion costs less than two of 8.
  */
 template <class A, class Out>
-inline void put_halves(Out* y, const fbatch<row_arch<A>>& lo, const fbatch<row_arch<A>>& hi) noexcept {
+GGUF_SIMD_INLINE void put_halves(Out* y, const fbatch<row_arch<A>>& lo, const fbatch<row_arch<A>>& hi) noexcept {
   if constexpr (is_avx512<A> && !std::is_same_v<Out, float>) {
     put<A>(y, join_rows<A>(lo, hi));
   } else {
@@ -133,7 +133,7 @@ inline void put_halves(Out* y, const fbatch<row_arch<A>>& lo, const fbatch<row_a
  * bounds these kernels.
  */
 template <unsigned Shift, std::uint32_t Mask, std::size_t N, std::size_t W>
-inline const float* row_of(const tables::float_rows<N, W>& t, std::uint32_t word) noexcept {
+GGUF_SIMD_INLINE const float* row_of(const tables::float_rows<N, W>& t, std::uint32_t word) noexcept {
   constexpr unsigned up = W == 8 ? 3 : 2;
   static_assert(W == (1u << up));
   std::uint32_t i;
@@ -151,8 +151,8 @@ inline const float* row_of(const tables::float_rows<N, W>& t, std::uint32_t word
  * straight from memory. On 8 lanes each pair of 4-float rows is joined in one register first.
  */
 template <class A, class Out>
-inline void put_rows4x4(Out* y, const fbatch<row_arch<A>>& db, const float* const* r, const float* s0,
-                        const float* s1) noexcept {
+GGUF_SIMD_INLINE void put_rows4x4(Out* y, const fbatch<row_arch<A>>& db, const float* const* r, const float* s0,
+                                  const float* s1) noexcept {
   using R = row_arch<A>;
   if constexpr (lanes<R> == 8) {
     put_halves<A>(y, load_row_pair<R>(r[0], r[1]) * db * fbatch<R>::load_aligned(s0),
@@ -167,8 +167,8 @@ inline void put_rows4x4(Out* y, const fbatch<row_arch<A>>& db, const float* cons
 
 /** 16 weights of the iq2 types: two rows of 8 floats (row_of) under their sign factors, as put_rows4x4. */
 template <class A, class Out>
-inline void put_rows8x2(Out* y, const fbatch<row_arch<A>>& db, const float* row0, const float* sign0, const float* row1,
-                        const float* sign1) noexcept {
+GGUF_SIMD_INLINE void put_rows8x2(Out* y, const fbatch<row_arch<A>>& db, const float* row0, const float* sign0,
+                                  const float* row1, const float* sign1) noexcept {
   using R = row_arch<A>;
   if constexpr (lanes<R> == 8) {  // a row is one load
     put_halves<A>(y, fbatch<R>::load_aligned(row0) * db * fbatch<R>::load_aligned(sign0),
@@ -196,7 +196,7 @@ void dequant_iq2_xxs(const std::byte* src, Out* dst, std::size_t nb) noexcept {
       const auto aux = load_le<std::uint32_t>(qs + 4);
       const fbatch<row_arch<A>> db(scalar::detail::half_step_scale(d, aux >> 28, 0.25f));
       const auto idx = load_le<std::uint32_t>(qs);
-      unroll<2>([&](auto p) {
+      unroll<2>([&](auto p) GGUF_SIMD_INLINE_LAMBDA {
         detail::put_rows8x2<A>(dst + 16 * p, db, detail::row_of<16 * p, 255>(tables::iq2xxs_rows, idx),
                                detail::row_of<14 * p, 127>(tables::sign7_rows, aux),
                                detail::row_of<16 * p + 8, 255>(tables::iq2xxs_rows, idx),
@@ -221,7 +221,7 @@ void dequant_iq2_xs(const std::byte* src, Out* dst, std::size_t nb) noexcept {
     const std::byte* scales = src + offsetof(B, scales);
     for (int ib = 0; ib < 8; ++ib) {
       const unsigned sc = load_le<std::uint8_t>(scales + ib);
-      unroll<2>([&](auto p) {
+      unroll<2>([&](auto p) GGUF_SIMD_INLINE_LAMBDA {
         const fbatch<row_arch<A>> db(scalar::detail::half_step_scale(d, (sc >> (4 * p)) & 0xFu, 0.25f));
         const auto w = load_le<std::uint32_t>(qs);  // two groups' words
         detail::put_rows8x2<A>(
@@ -279,7 +279,7 @@ void dequant_iq3_xxs(const std::byte* src, Out* dst, std::size_t nb) noexcept {
       const auto aux = load_le<std::uint32_t>(scales_and_signs + 4 * ib);
       const fbatch<row_arch<A>> db(scalar::detail::half_step_scale(d, aux >> 28, 0.5f));
       const std::uint32_t q[2] = {load_le<std::uint32_t>(qs + 8 * ib), load_le<std::uint32_t>(qs + 8 * ib + 4)};
-      unroll<2>([&](auto p) {  // groups 2p and 2p + 1: the four index bytes of q[p]
+      unroll<2>([&](auto p) GGUF_SIMD_INLINE_LAMBDA {  // groups 2p and 2p + 1: the four index bytes of q[p]
         const float* rows[4] = {
             detail::row_of<0, 255>(tables::iq3xxs_rows, q[p]), detail::row_of<8, 255>(tables::iq3xxs_rows, q[p]),
             detail::row_of<16, 255>(tables::iq3xxs_rows, q[p]), detail::row_of<24, 255>(tables::iq3xxs_rows, q[p])};
@@ -310,7 +310,7 @@ void dequant_iq3_s(const std::byte* src, Out* dst, std::size_t nb) noexcept {
       const unsigned h = load_le<std::uint8_t>(qh + ib);
       for (int p = 0; p < 2; ++p) {
         const std::byte* q = qs + 8 * ib + 4 * p;
-        const auto row = [&](int k) {
+        const auto row = [&](int k) GGUF_SIMD_INLINE_LAMBDA {
           return tables::iq3s_grid[load_le<std::uint8_t>(q + k) | (((h >> (4 * p + k)) & 1u) << 8)];
         };
         detail::put_signed16<A>(dst + 16 * p, db, scalar::detail::join_rows(row(0), row(1)),
@@ -339,7 +339,7 @@ void dequant_iq1_s(const std::byte* src, Out* dst, std::size_t nb) noexcept {
       const fbatch<A> dl(d * static_cast<float>(2 * ((h >> 12) & 7u) + 1));
       const fbatch<A>* shift = shifts.v[(h & 0x8000u) != 0 ? 3 : 0];
       for (int p = 0; p < 2; ++p) {
-        const auto row = [&](int l) {
+        const auto row = [&](int l) GGUF_SIMD_INLINE_LAMBDA {
           return tables::iq1s_grid[load_le<std::uint8_t>(qs + l) | (((h >> (3 * l)) & 7u) << 8)];
         };
         detail::put_iq1_16<A>(dst + 16 * p, dl, row(2 * p), row(2 * p + 1), shift);

@@ -62,7 +62,8 @@ inline constexpr std::size_t chunk = 8;
  * block (measured: ~20% on q2_K); a chunk later the tables are plain L1 hits.
  */
 template <class B, std::size_t T, class Out, class Scales, class Weights>
-inline void chunked(const std::byte* src, Out* dst, std::size_t nb, Scales&& scales, Weights&& weights) noexcept {
+GGUF_SIMD_INLINE void chunked(const std::byte* src, Out* dst, std::size_t nb, Scales&& scales,
+                              Weights&& weights) noexcept {
   alignas(64) float tab[chunk][T];
   while (nb != 0) {
     const std::size_t n = nb < chunk ? nb : chunk;
@@ -87,8 +88,8 @@ inline void chunked(const std::byte* src, Out* dst, std::size_t nb, Scales&& sca
  * that a second loop widens with loads.
  */
 template <class A, class B, std::size_t T, bool Signed, class Out, class Scales, class Groups, class Weights>
-inline void run_groups(const std::byte* src, Out* dst, std::size_t nb, Scales&& scales, Groups&& groups,
-                       Weights&& weights) noexcept {
+GGUF_SIMD_INLINE void run_groups(const std::byte* src, Out* dst, std::size_t nb, Scales&& scales, Groups&& groups,
+                                 Weights&& weights) noexcept {
   using S = swar_arch<A>;
   constexpr std::size_t L = lanes<A>, P = 4 * lanes<S>;
   static_assert(32 % P == 0 && P % L == 0);
@@ -101,7 +102,7 @@ inline void run_groups(const std::byte* src, Out* dst, std::size_t nb, Scales&& 
       for (std::size_t i = 0; i < n; ++i) {
         const float* t = tab[i];
         Out* out = dst + 256 * i;
-        groups(src + i * sizeof(B), [&](auto g, std::size_t o, const ibatch<S>& v) {
+        groups(src + i * sizeof(B), [&](auto g, std::size_t o, const ibatch<S>& v) GGUF_SIMD_INLINE_LAMBDA {
           ibatch<A> q[P / L];
           widen_bytes<A, Signed, S>(v, q);
           static_assert(P / L % 2 == 0, "widened in pairs (AVX-512: 2 vectors of 16 weights)");
@@ -121,8 +122,8 @@ inline void run_groups(const std::byte* src, Out* dst, std::size_t nb, Scales&& 
       const std::size_t n = nb < chunk ? nb : chunk;
       for (std::size_t i = 0; i < n; ++i) {
         scales(src + i * sizeof(B), tab[i]);
-        groups(src + i * sizeof(B),
-               [&](auto g, std::size_t o, const ibatch<S>& v) { v.store_aligned(buf[i] + 8 * g + o / 4); });
+        groups(src + i * sizeof(B), [&](auto g, std::size_t o, const ibatch<S>& v)
+                                        GGUF_SIMD_INLINE_LAMBDA { v.store_aligned(buf[i] + 8 * g + o / 4); });
       }
       in_memory(tab);
       in_memory(buf);
@@ -130,7 +131,7 @@ inline void run_groups(const std::byte* src, Out* dst, std::size_t nb, Scales&& 
         const float* t = tab[i];
         Out* out = dst + 256 * i;
         const std::byte* q = reinterpret_cast<const std::byte*>(buf[i]);
-        unroll<8>([&](auto g) {
+        unroll<8>([&](auto g) GGUF_SIMD_INLINE_LAMBDA {
           for (std::size_t l = 0; l < 32; l += 16) {
             ibatch<A> v[16 / L];
             widen16<A, Signed>(q + 32 * g + l, v);
@@ -154,7 +155,7 @@ inline void run_groups(const std::byte* src, Out* dst, std::size_t nb, Scales&& 
  * widened: s[k] holds scales k * lanes<A> ...; still offset by 32.
  */
 template <class A>
-inline void q3_scales(const std::byte* sp, ibatch<A>* s) noexcept {
+GGUF_SIMD_INLINE void q3_scales(const std::byte* sp, ibatch<A>* s) noexcept {
   const std::uint32_t a0 = load_le<std::uint32_t>(sp), a1 = load_le<std::uint32_t>(sp + 4),
                       a2 = load_le<std::uint32_t>(sp + 8);
   const std::uint32_t s0 = (a0 & 0x0F0F0F0F) | ((a2 & 0x03030303) << 4);         // scales 0-3
@@ -170,7 +171,7 @@ inline void q3_scales(const std::byte* sp, ibatch<A>* s) noexcept {
  * of 0-7 their high bits). One 64-byte store on AVX-512.
  */
 template <class A, class B>
-inline void k4_scales(const std::byte* b, float* t) noexcept {
+GGUF_SIMD_INLINE void k4_scales(const std::byte* b, float* t) noexcept {
   constexpr std::size_t L = lanes<A>;
   const std::byte* sp = b + offsetof(B, scales);
   const std::uint32_t a0 = load_le<std::uint32_t>(sp), a1 = load_le<std::uint32_t>(sp + 4),
@@ -200,7 +201,7 @@ void dequant_q2_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   constexpr std::size_t L = lanes<A>;
   detail::chunked<B, 32>(
       src, dst, nb,
-      [](const std::byte* b, float* t) {  // t[c] = dl, t[16 + c] = -ml of sub-block c
+      [](const std::byte* b, float* t) GGUF_SIMD_INLINE_LAMBDA {  // t[c] = dl, t[16 + c] = -ml of sub-block c
         const fbatch<A> d(half_scale(b + offsetof(B, d))), ndmin(-half_scale(b + offsetof(B, dmin)));
         ibatch<A> s[16 / L];
         widen16<A>(b + offsetof(B, scales), s);
@@ -210,7 +211,7 @@ void dequant_q2_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
         }
       },
       // Sub-block c = 8n + 2s + half: bit pair s of qs[32n + 16 half + l], l < 16 (weights 16c + l).
-      [](const std::byte* b, const float* t, auto* out) {
+      [](const std::byte* b, const float* t, auto* out) GGUF_SIMD_INLINE_LAMBDA {
         const std::byte* qs = b + offsetof(B, qs);
         if constexpr (lut_bits<A> >= 3) {
           // Tables of (q, sub-block) for G consecutive sub-blocks: entry i is q = (i >> log2 G) & 3 of
@@ -220,7 +221,7 @@ void dequant_q2_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
           constexpr int G = lut_bits<A> >= 4 ? 4 : 1, gb = G == 4 ? 2 : 0;
           const fbatch<A> q = lane_map<A>([](int i) { return static_cast<float>((i >> gb) & 3); });
           constexpr auto group = static_cast<std::size_t>(G);
-          const auto table = [&](int k) {
+          const auto table = [&](int k) GGUF_SIMD_INLINE_LAMBDA {
             return xsimd::fma(q, repeat<A, group>(t + G * k), repeat<A, group>(t + 16 + G * k));
           };
           fbatch<A> tab[group > 1 ? 16 / group : 1];
@@ -230,22 +231,22 @@ void dequant_q2_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
           if constexpr (word_lookups<A, Out>) {
             // Half outputs: each table rounded once; bit pair s of qs[32 n + l], l < 32, is weight l of
             // sub-blocks 8 n + 2 s and 8 n + 2 s + 1, the runs 2 s % 4 and 2 s % 4 + 1 of table 2 n + s / 2.
-            unroll<2>([&](auto n) {
+            unroll<2>([&](auto n) GGUF_SIMD_INLINE_LAMBDA {
               const word_table words[2] = {table_words<A, Out>(tab[2 * n], no_subnormals),
                                            table_words<A, Out>(tab[2 * n + 1], no_subnormals)};
-              unroll<4>([&](auto s) {
+              unroll<4>([&](auto s) GGUF_SIMD_INLINE_LAMBDA {
                 put_grouped_crumbs32<A, 2 * s, 2 * s % 4>(out + 16 * (8 * n + 2 * s), words[s / 2], qs + 32 * n);
               });
             });
             return;
           }
-          unroll<4>([&](auto g) {  // 16 bytes of qs: n = g / 2, half = g % 2
+          unroll<4>([&](auto g) GGUF_SIMD_INLINE_LAMBDA {  // 16 bytes of qs: n = g / 2, half = g % 2
             constexpr int n = g / 2, half = g % 2;
             ibatch<A> ws[16 / L];
             widen16<A>(qs + 16 * g, ws);
             for (std::size_t l = 0; l < 16; l += L) {
               const ibatch<A>& w = ws[l / L];
-              unroll<4>([&](auto s) {
+              unroll<4>([&](auto s) GGUF_SIMD_INLINE_LAMBDA {
                 constexpr int c = 8 * n + 2 * s + half, shift = 2 * s - gb;
                 ibatch<A> idx;
                 if constexpr (shift < 0) {  // low bits already clear
@@ -265,13 +266,13 @@ void dequant_q2_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
             }
           });
         } else {
-          unroll<4>([&](auto g) {
+          unroll<4>([&](auto g) GGUF_SIMD_INLINE_LAMBDA {
             constexpr int n = g / 2, half = g % 2;
             ibatch<A> ws[16 / L];
             widen16<A>(qs + 16 * g, ws);
             for (std::size_t l = 0; l < 16; l += L) {
               const ibatch<A>& w = ws[l / L];
-              unroll<4>([&](auto s) {
+              unroll<4>([&](auto s) GGUF_SIMD_INLINE_LAMBDA {
                 constexpr int c = 8 * n + 2 * s + half;
                 const ibatch<A> q = s == 0 ? (w & ibatch<A>(3)) : s == 3 ? (w >> 6) : ((w >> (2 * s)) & ibatch<A>(3));
                 put<A>(out + 16 * c + l, xsimd::fma(to_float<A>(q), fbatch<A>(t[c]), fbatch<A>(t[16 + c])));
@@ -288,8 +289,8 @@ template <class A, class Out = float>
 void dequant_q3_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   using B = blocks::q3_K;
   using S = swar_arch<A>;
-  constexpr bool lut = lut_bits<A> >= 3;                  // else the bytes are made signed, q - 4, as in q6_K
-  const auto scales = [](const std::byte* b, float* t) {  // t[c] = dl of sub-block c
+  constexpr bool lut = lut_bits<A> >= 3;  // else the bytes are made signed, q - 4, as in q6_K
+  const auto scales = [](const std::byte* b, float* t) GGUF_SIMD_INLINE_LAMBDA {  // t[c] = dl of sub-block c
     constexpr std::size_t L = lanes<A>;
     ibatch<A> s[16 / L];
     detail::q3_scales<A>(b + offsetof(B, scales), s);
@@ -297,12 +298,12 @@ void dequant_q3_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
     for (std::size_t k = 0; k < 16 / L; ++k) (to_float<A>(s[k] - ibatch<A>(32)) * d).store_aligned(t + k * L);
   };
   // Group g = 4n + s: bit pair s of qs[32n + l] plus 4 * bit g of hmask[l] (weights 128n + 32s + l).
-  const auto groups = [](const std::byte* b, auto&& put) {
+  const auto groups = [](const std::byte* b, auto&& put) GGUF_SIMD_INLINE_LAMBDA {
     for (std::size_t o = 0; o < 32; o += 4 * lanes<S>) {
       const ibatch<S> h = load_bytes<S>(b + offsetof(B, hmask) + o);
-      unroll<2>([&](auto n) {
+      unroll<2>([&](auto n) GGUF_SIMD_INLINE_LAMBDA {
         const ibatch<S> q = load_bytes<S>(b + offsetof(B, qs) + 32 * n + o);
-        unroll<4>([&](auto s) {
+        unroll<4>([&](auto s) GGUF_SIMD_INLINE_LAMBDA {
           constexpr int g = 4 * n + s;
           const ibatch<S> v = byte_pair<s, S>(q) | byte_bit_to<g, 2, S>(h);
           put(int_c<g>{}, o, lut ? v : sub_bytes<S>(v, 4));
@@ -313,26 +314,27 @@ void dequant_q3_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   if constexpr (word_lookups<A, Out>) {
     // Half outputs: the 8 values of sub-blocks 2g and 2g + 1 in one table, rounded once per 32 weights.
     static_assert(4 * lanes<S> == 32);
-    detail::chunked<B, 16>(src, dst, nb, scales, [&groups](const std::byte* b, const float* t, Out* out) {
-      const fbatch<A> v = lane_map<A>([](int i) { return static_cast<float>((i >> 1) - 4); });
-      groups(b, [&](auto g, std::size_t, const ibatch<S>& q) {
-        put_two_runs32<A>(out + 32 * g, table_words<A, Out>(v * repeat<A, 2>(t + 2 * g), no_subnormals), q);
-      });
-    });
+    detail::chunked<B, 16>(
+        src, dst, nb, scales, [&groups](const std::byte* b, const float* t, Out* out) GGUF_SIMD_INLINE_LAMBDA {
+          const fbatch<A> v = lane_map<A>([](int i) { return static_cast<float>((i >> 1) - 4); });
+          groups(b, [&](auto g, std::size_t, const ibatch<S>& q) GGUF_SIMD_INLINE_LAMBDA {
+            put_two_runs32<A>(out + 32 * g, table_words<A, Out>(v * repeat<A, 2>(t + 2 * g), no_subnormals), q);
+          });
+        });
     return;
   }
-  detail::run_groups<A, B, 16, !lut>(src, dst, nb, scales, groups,
-                                     // q = byte - 4 (looked up, or already subtracted); sub-block 2g + l / 16.
-                                     [](const ibatch<A>& q, const float* t, auto g, std::size_t l) {
-                                       const fbatch<A> dl(t[2 * g + l / 16]);
-                                       if constexpr (lut) {
-                                         const fbatch<A> v =
-                                             lane_map<A>([](int i) { return static_cast<float>((i & 7) - 4); });
-                                         return permute<A>(v * dl, q);
-                                       } else {
-                                         return to_float<A>(q) * dl;
-                                       }
-                                     });
+  detail::run_groups<A, B, 16, !lut>(
+      src, dst, nb, scales, groups,
+      // q = byte - 4 (looked up, or already subtracted); sub-block 2g + l / 16.
+      [](const ibatch<A>& q, const float* t, auto g, std::size_t l) GGUF_SIMD_INLINE_LAMBDA {
+        const fbatch<A> dl(t[2 * g + l / 16]);
+        if constexpr (lut) {
+          const fbatch<A> v = lane_map<A>([](int i) { return static_cast<float>((i & 7) - 4); });
+          return permute<A>(v * dl, q);
+        } else {
+          return to_float<A>(q) * dl;
+        }
+      });
 }
 
 /// q4_K: 8 sub-blocks of 32 four-bit weights with 6-bit scales and mins; x = (d * sc) * q - dmin * m.
@@ -341,10 +343,10 @@ void dequant_q4_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   using B = blocks::q4_K;
   constexpr std::size_t L = lanes<A>;
   detail::chunked<B, 16>(
-      src, dst, nb, [](const std::byte* b, float* t) { detail::k4_scales<A, B>(b, t); },
+      src, dst, nb, [](const std::byte* b, float* t) GGUF_SIMD_INLINE_LAMBDA { detail::k4_scales<A, B>(b, t); },
       // qs[32j + l] holds weight l of sub-block 2j (low nibble) and of 2j + 1 (high nibble).
-      [](const std::byte* b, const float* t, auto* out) {
-        unroll<4>([&](auto j) {
+      [](const std::byte* b, const float* t, auto* out) GGUF_SIMD_INLINE_LAMBDA {
+        unroll<4>([&](auto j) GGUF_SIMD_INLINE_LAMBDA {
           const fbatch<A> dl0(t[2 * j]), nml0(t[8 + 2 * j]), dl1(t[2 * j + 1]), nml1(t[9 + 2 * j]);
           if constexpr (lut_bits<A> >= 4) {  // 16-entry tables: the nibbles are indices
             const fbatch<A> q = lane_map<A>([](int i) { return static_cast<float>(i); });
@@ -369,13 +371,13 @@ template <class A, class Out = float>
 void dequant_q5_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   using B = blocks::q5_K;
   using S = swar_arch<A>;
-  const auto scales = [](const std::byte* b, float* t) { detail::k4_scales<A, B>(b, t); };
+  const auto scales = [](const std::byte* b, float* t) GGUF_SIMD_INLINE_LAMBDA { detail::k4_scales<A, B>(b, t); };
   // Group g = 2j + k = sub-block g: the low (k = 0) or high nibble of qs[32j + l], bit g of qh[l].
-  const auto groups = [](const std::byte* b, auto&& put) {
+  const auto groups = [](const std::byte* b, auto&& put) GGUF_SIMD_INLINE_LAMBDA {
     for (std::size_t o = 0; o < 32; o += 4 * lanes<S>) {
       const ibatch<S> h = load_bytes<S>(b + offsetof(B, qh) + o);
       const ibatch<S> low = bytes_of<S>(0x0F);
-      unroll<4>([&](auto j) {
+      unroll<4>([&](auto j) GGUF_SIMD_INLINE_LAMBDA {
         const ibatch<S> q = load_bytes<S>(b + offsetof(B, qs) + 32 * j + o);
         put(int_c<2 * j>{}, o, (q & low) | byte_bit_to<2 * j, 4, S>(h));
         put(int_c<2 * j + 1>{}, o, ((q >> 4) & low) | byte_bit_to<2 * j + 1, 4, S>(h));
@@ -386,21 +388,22 @@ void dequant_q5_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
     // Half outputs: a sub-block's 32 values rounded once (as many conversions as its weights would
     // take, but no per-weight widening, conversion or scaling), then looked up by the bytes.
     static_assert(4 * lanes<S> == 32);
-    detail::chunked<B, 16>(src, dst, nb, scales, [&groups](const std::byte* b, const float* t, Out* out) {
-      const fbatch<A> k = lane_map<A>([](int i) { return static_cast<float>(i); });
-      const fbatch<A> k16 = lane_map<A>([](int i) { return static_cast<float>(i + 16); });
-      groups(b, [&](auto g, std::size_t, const ibatch<S>& q) {
-        const fbatch<A> dl(t[g]), nml(t[8 + g]);
-        put_bytes32<A>(out + 32 * g,
-                       table_words32<A, Out>(xsimd::fma(k, dl, nml), xsimd::fma(k16, dl, nml), no_subnormals), q);
-      });
-    });
+    detail::chunked<B, 16>(
+        src, dst, nb, scales, [&groups](const std::byte* b, const float* t, Out* out) GGUF_SIMD_INLINE_LAMBDA {
+          const fbatch<A> k = lane_map<A>([](int i) { return static_cast<float>(i); });
+          const fbatch<A> k16 = lane_map<A>([](int i) { return static_cast<float>(i + 16); });
+          groups(b, [&](auto g, std::size_t, const ibatch<S>& q) GGUF_SIMD_INLINE_LAMBDA {
+            const fbatch<A> dl(t[g]), nml(t[8 + g]);
+            put_bytes32<A>(out + 32 * g,
+                           table_words32<A, Out>(xsimd::fma(k, dl, nml), xsimd::fma(k16, dl, nml), no_subnormals), q);
+          });
+        });
     return;
   }
-  detail::run_groups<A, B, 16, false>(src, dst, nb, scales, groups,
-                                      [](const ibatch<A>& q, const float* t, auto g, std::size_t) {
-                                        return xsimd::fma(to_float<A>(q), fbatch<A>(t[g]), fbatch<A>(t[8 + g]));
-                                      });
+  detail::run_groups<A, B, 16, false>(
+      src, dst, nb, scales, groups,
+      [](const ibatch<A>& q, const float* t, auto g, std::size_t)
+          GGUF_SIMD_INLINE_LAMBDA { return xsimd::fma(to_float<A>(q), fbatch<A>(t[g]), fbatch<A>(t[8 + g])); });
 }
 
 /// q6_K: 16 sub-blocks of 16 six-bit weights (4 low bits in ql, 2 high in qh) with int8 scales;
@@ -411,7 +414,7 @@ void dequant_q6_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   using S = swar_arch<A>;
   detail::run_groups<A, B, 16, true>(
       src, dst, nb,
-      [](const std::byte* b, float* t) {  // t[c] = dl of sub-block c
+      [](const std::byte* b, float* t) GGUF_SIMD_INLINE_LAMBDA {  // t[c] = dl of sub-block c
         constexpr std::size_t L = lanes<A>;
         const fbatch<A> d(half_scale(b + offsetof(B, d)));
         ibatch<A> s[16 / L];
@@ -420,14 +423,15 @@ void dequant_q6_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
       },
       // Group g = 4n + k: the low (k < 2) or high nibble of ql[64n + 32(k % 2) + l] and, above it, bit
       // pair k of qh[32n + l] (weights 128n + 32k + l).
-      [](const std::byte* b, auto&& put) {
-        unroll<2>([&](auto n) {
+      // (n is a loop counter, not unrolled by hand: GCC 12 kept the second copy out of line, a call per block.)
+      [](const std::byte* b, auto&& put) GGUF_SIMD_INLINE_LAMBDA {
+        for (std::size_t n = 0; n < 2; ++n) {
           for (std::size_t o = 0; o < 32; o += 4 * lanes<S>) {
             const ibatch<S> h = load_bytes<S>(b + offsetof(B, qh) + 32 * n + o);
             const ibatch<S> w0 = load_bytes<S>(b + offsetof(B, ql) + 64 * n + o);
             const ibatch<S> w1 = load_bytes<S>(b + offsetof(B, ql) + 64 * n + 32 + o);
             const ibatch<S> low = bytes_of<S>(0x0F), top = bytes_of<S>(0x30);
-            unroll<4>([&](auto k) {
+            unroll<4>([&](auto k) GGUF_SIMD_INLINE_LAMBDA {
               const ibatch<S>& w = k % 2 ? w1 : w0;
               const ibatch<S> nib = (k < 2 ? w : (w >> 4)) & low;
               ibatch<S> hb;
@@ -437,15 +441,14 @@ void dequant_q6_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
                 hb = h & top;
               else
                 hb = (h >> 2) & top;
-              put(int_c<4 * n + k>{}, o, sub_bytes<S>(nib | hb, 32));
+              put(4 * n + k, o, sub_bytes<S>(nib | hb, 32));
             });
           }
-        });
+        }
       },
       // q - 32 (already subtracted), scale of sub-block 2g + l / 16.
-      [](const ibatch<A>& q, const float* t, auto g, std::size_t l) {
-        return to_float<A>(q) * fbatch<A>(t[2 * g + l / 16]);
-      });
+      [](const ibatch<A>& q, const float* t, auto g, std::size_t l)
+          GGUF_SIMD_INLINE_LAMBDA { return to_float<A>(q) * fbatch<A>(t[2 * g + l / 16]); });
 }
 
 /// q8_K: 256 int8 weights times a float32 d (the bsums are not needed to dequantize).

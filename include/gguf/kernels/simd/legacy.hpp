@@ -21,7 +21,7 @@ namespace kernels::simd {
 namespace detail {
 
 template <class A, class B, class Out>
-inline void dequant_q4_q5(const std::byte* src, Out* dst, std::size_t nb) noexcept {
+GGUF_SIMD_INLINE void dequant_q4_q5(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   constexpr bool fifth_bit = std::is_same_v<B, blocks::q5_0> || std::is_same_v<B, blocks::q5_1>;
   constexpr bool has_min = std::is_same_v<B, blocks::q4_1> || std::is_same_v<B, blocks::q5_1>;
   constexpr std::int32_t centre = has_min ? 0 : (fifth_bit ? 16 : 8);
@@ -73,7 +73,7 @@ inline void dequant_q4_q5(const std::byte* src, Out* dst, std::size_t nb) noexce
 }
 
 template <class A, class B, class Out>
-inline void dequant_q8(const std::byte* src, Out* dst, std::size_t nb) noexcept {
+GGUF_SIMD_INLINE void dequant_q8(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   constexpr std::size_t L = lanes<A>;
   for (std::size_t i = 0; i < nb; ++i, src += sizeof(B), dst += 32) {
     const fbatch<A> d(half_scale(src + offsetof(B, d)));

@@ -111,7 +111,7 @@ class nibble_decoder {
 };
 
 template <class A, class Out>
-inline void mxfp4_block(const nibble_decoder<A>& decode, const std::byte* src, Out* dst) noexcept {
+GGUF_SIMD_INLINE void mxfp4_block(const nibble_decoder<A>& decode, const std::byte* src, Out* dst) noexcept {
   using B = blocks::mxfp4;
   const std::uint8_t e = load_le<std::uint8_t>(src + offsetof(B, e));
   if (e < 2) [[unlikely]] {  // subnormal halved scales: products made at compile time (tables::mxfp4_tiny)
@@ -183,7 +183,7 @@ template <class A, class Out = float>
 void dequant_nvfp4(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   using B = blocks::nvfp4;
   constexpr std::size_t L = lanes<A>;
-  const auto scale = [&src](std::size_t s) {  // the scale of group s of the block at src
+  const auto scale = [&src](std::size_t s) GGUF_SIMD_INLINE_LAMBDA {  // the scale of group s of the block at src
     return detail::ue4m3_halves[load_le<std::uint8_t>(src + offsetof(B, d) + s)];
   };
   if constexpr (lut_bits<A> >= 4) {

@@ -38,13 +38,13 @@ namespace kernels::simd {
 
 /** int32 -> float, exact for the small integers the kernels convert. */
 template <class A>
-inline fbatch<A> to_float(const ibatch<A>& x) noexcept {
+GGUF_SIMD_INLINE fbatch<A> to_float(const ibatch<A>& x) noexcept {
   return xsimd::batch_cast<float>(x);
 }
 
 /** Lane i = f(i), for constant per-lane patterns. */
 template <class A, class F>
-inline fbatch<A> lane_map(F f) noexcept {
+GGUF_SIMD_INLINE fbatch<A> lane_map(F f) noexcept {
   alignas(64) float v[lanes<A>];
   for (std::size_t i = 0; i < lanes<A>; ++i) v[i] = f(static_cast<int>(i));
   return fbatch<A>::load_aligned(v);
@@ -54,7 +54,7 @@ inline fbatch<A> lane_map(F f) noexcept {
  * One half -> float, exactly, for the per-block scales: the F16C instruction where the translation unit
  * may use it (the portable conversion branches on subnormals, which costs more than the block's work).
  */
-inline float half_scale(std::uint16_t h) noexcept {
+GGUF_SIMD_INLINE float half_scale(std::uint16_t h) noexcept {
 #if defined(__F16C__)
   return _cvtsh_ss(h);
 #else
@@ -63,7 +63,7 @@ inline float half_scale(std::uint16_t h) noexcept {
 }
 
 /** The half at p as a float: half_scale of its bits. */
-inline float half_scale(const std::byte* p) noexcept { return half_scale(load_le<std::uint16_t>(p)); }
+GGUF_SIMD_INLINE float half_scale(const std::byte* p) noexcept { return half_scale(load_le<std::uint16_t>(p)); }
 
 /**
  * The halves at p and p + 2 (a block's d and m) as floats, each in every lane of `first` and `second`:
@@ -71,7 +71,7 @@ inline float half_scale(const std::byte* p) noexcept { return half_scale(load_le
  * from the odd lane (measured 7% faster on q5_1 than two scalar conversions).
  */
 template <class A>
-inline void half_scale_pair(const std::byte* p, fbatch<A>& first, fbatch<A>& second) noexcept {
+GGUF_SIMD_INLINE void half_scale_pair(const std::byte* p, fbatch<A>& first, fbatch<A>& second) noexcept {
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
     const __m128 x = _mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(load_le<std::uint32_t>(p))));
@@ -88,7 +88,7 @@ inline void half_scale_pair(const std::byte* p, fbatch<A>& first, fbatch<A>& sec
 
 /** lanes<A> bytes at p, zero-extended to int32. */
 template <class A>
-inline ibatch<A> load_u8(const std::byte* p) noexcept {
+GGUF_SIMD_INLINE ibatch<A> load_u8(const std::byte* p) noexcept {
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) return _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 #endif
@@ -117,7 +117,7 @@ inline ibatch<A> load_u8(const std::byte* p) noexcept {
 
 /** lanes<A> bytes at p, sign-extended to int32. */
 template <class A>
-inline ibatch<A> load_i8(const std::byte* p) noexcept {
+GGUF_SIMD_INLINE ibatch<A> load_i8(const std::byte* p) noexcept {
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) return _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
 #endif
@@ -146,7 +146,7 @@ inline ibatch<A> load_i8(const std::byte* p) noexcept {
 
 /** lanes<A> little-endian 16-bit words at p, zero-extended to int32. */
 template <class A>
-inline ibatch<A> load_u16(const std::byte* p) noexcept {
+GGUF_SIMD_INLINE ibatch<A> load_u16(const std::byte* p) noexcept {
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) return _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
 #endif
@@ -173,7 +173,7 @@ inline ibatch<A> load_u16(const std::byte* p) noexcept {
 
 /** 2 * lanes<A> little-endian 16-bit words at p, zero-extended to int32: lo gets the first lanes<A>. */
 template <class A>
-inline void load_u16_pair(const std::byte* p, ibatch<A>& lo, ibatch<A>& hi) noexcept {
+GGUF_SIMD_INLINE void load_u16_pair(const std::byte* p, ibatch<A>& lo, ibatch<A>& hi) noexcept {
 #if defined(__SSE2__) || defined(_M_X64)
   if constexpr (is_sse<A>) {  // 8 words, one load, two unpacks
     const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), zero = _mm_setzero_si128();
@@ -191,7 +191,7 @@ inline void load_u16_pair(const std::byte* p, ibatch<A>& lo, ibatch<A>& hi) noex
  * rounds to nearest even as a cast does, overflowing to infinity from FLT_MAX + half an ulp, NaNs kept NaN.
  */
 template <class A>
-inline fbatch<A> load_f64_as_float(const std::byte* p) noexcept {
+GGUF_SIMD_INLINE fbatch<A> load_f64_as_float(const std::byte* p) noexcept {
   const auto* d = reinterpret_cast<const double*>(p);  // NOLINT: unaligned loads below
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
@@ -232,7 +232,7 @@ namespace detail {
 //    (2^84 + 2^63 + hi 2^32) - (2^84 + 2^63 + 2^52) + (2^52 + lo).
 
 /// 2 int64 -> 2 floats in the low half, rounded as static_cast<float>(std::int64_t), any value.
-inline __m128 i64x2_exact(__m128i x) noexcept {
+GGUF_SIMD_INLINE __m128 i64x2_exact(__m128i x) noexcept {
   const __m128i low29 = _mm_set1_epi64x(0x1FFFFFFF);
   // -2^53 <= x < 2^53 where bits 53-63 all equal the sign: compared in the high dword, copied to both.
   const __m128i small = _mm_shuffle_epi32(_mm_cmpeq_epi32(_mm_srai_epi32(x, 21), _mm_srai_epi32(x, 31)), 0xF5);
@@ -246,14 +246,14 @@ inline __m128 i64x2_exact(__m128i x) noexcept {
 }
 
 /// x + 2^51 (t) -> floats in the low half, for |x| < 2^51 (t < 2^52).
-inline __m128 i64x2_small(__m128i t) noexcept {
+GGUF_SIMD_INLINE __m128 i64x2_small(__m128i t) noexcept {
   const __m128i k = _mm_set1_epi64x(0x4330000000000000);  // 2^52
   return _mm_cvtpd_ps(_mm_sub_pd(_mm_castsi128_pd(_mm_or_si128(t, k)), _mm_set1_pd(0x1.8p52)));
 }
 
 #if defined(__AVX2__)
 /// 4 int64 -> 4 floats, rounded as static_cast<float>(std::int64_t), any value: i64x2_exact, 256 bits wide.
-inline __m128 i64x4_exact(__m256i x) noexcept {
+GGUF_SIMD_INLINE __m128 i64x4_exact(__m256i x) noexcept {
   const __m256i low29 = _mm256_set1_epi64x(0x1FFFFFFF);
   const __m256i small =
       _mm256_shuffle_epi32(_mm256_cmpeq_epi32(_mm256_srai_epi32(x, 21), _mm256_srai_epi32(x, 31)), 0xF5);
@@ -268,7 +268,7 @@ inline __m128 i64x4_exact(__m256i x) noexcept {
 }
 
 /// x + 2^51 (t) -> floats, for |x| < 2^51: i64x2_small, 256 bits wide.
-inline __m128 i64x4_small(__m256i t) noexcept {
+GGUF_SIMD_INLINE __m128 i64x4_small(__m256i t) noexcept {
   const __m256i k = _mm256_set1_epi64x(0x4330000000000000);
   return _mm256_cvtpd_ps(_mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(t, k)), _mm256_set1_pd(0x1.8p52)));
 }
@@ -283,7 +283,7 @@ inline __m128 i64x4_small(__m256i t) noexcept {
  * the batch's magnitudes are small (see detail::i64x2_exact), else with the low bits folded.
  */
 template <class A>
-inline fbatch<A> load_i64_as_float(const std::byte* p) noexcept {
+GGUF_SIMD_INLINE fbatch<A> load_i64_as_float(const std::byte* p) noexcept {
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
     const __m256 lo = _mm512_cvtepi64_ps(_mm512_loadu_si512(p)), hi = _mm512_cvtepi64_ps(_mm512_loadu_si512(p + 64));
@@ -317,7 +317,7 @@ inline fbatch<A> load_i64_as_float(const std::byte* p) noexcept {
 #endif
 #if defined(__aarch64__) || defined(_M_ARM64)
   if constexpr (is_neon64<A>) {
-    const auto load = [](const std::byte* q) {
+    const auto load = [](const std::byte* q) GGUF_SIMD_INLINE_LAMBDA {
       return vreinterpretq_s64_u8(vld1q_u8(reinterpret_cast<const std::uint8_t*>(q)));
     };
     const int64x2_t x0 = load(p), x1 = load(p + 16);
@@ -326,7 +326,7 @@ inline fbatch<A> load_i64_as_float(const std::byte* p) noexcept {
     if (vmaxvq_u32(vreinterpretq_u32_u64(big)) == 0) [[likely]] {
       return vcvt_high_f32_f64(vcvt_f32_f64(d0), d1);
     }
-    const auto exact = [](int64x2_t x) {  // the low bits folded as on x86, then scvtf (exact)
+    const auto exact = [](int64x2_t x) GGUF_SIMD_INLINE_LAMBDA {  // the low bits folded as on x86, then scvtf (exact)
       const uint64x2_t small = vceqq_s64(vshrq_n_s64(x, 53), vshrq_n_s64(x, 63));
       const uint64x2_t sticky = vandq_u64(vtstq_s64(x, vdupq_n_s64(0x1FFFFFFF)), vdupq_n_u64(0x10000000));
       const int64x2_t folded = vorrq_s64(vbicq_s64(x, vdupq_n_s64(0x1FFFFFFF)), vreinterpretq_s64_u64(sticky));
@@ -346,7 +346,7 @@ inline fbatch<A> load_i64_as_float(const std::byte* p) noexcept {
 
 /** lanes<A> IEEE halves at p as floats, exactly (subnormals, infinities, NaNs included). */
 template <class A>
-inline fbatch<A> load_half(const std::byte* p) noexcept {
+GGUF_SIMD_INLINE fbatch<A> load_half(const std::byte* p) noexcept {
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
 #endif
@@ -364,7 +364,7 @@ inline fbatch<A> load_half(const std::byte* p) noexcept {
 
 /** lanes<A> bfloat16s at p as floats: each word moved to the top half of a float. */
 template <class A>
-inline fbatch<A> load_bf16(const std::byte* p) noexcept {
+GGUF_SIMD_INLINE fbatch<A> load_bf16(const std::byte* p) noexcept {
 #if defined(__aarch64__) || defined(_M_ARM64)
   if constexpr (is_neon64<A>) {
     const uint16x4_t w = vreinterpret_u16_u8(vld1_u8(reinterpret_cast<const std::uint8_t*>(p)));
@@ -382,7 +382,7 @@ inline fbatch<A> load_bf16(const std::byte* p) noexcept {
 
 /** 2 * lanes<A> bfloat16s at p: a gets the first lanes<A>. */
 template <class A>
-inline void load_bf16_pair(const std::byte* p, fbatch<A>& a, fbatch<A>& b) noexcept {
+GGUF_SIMD_INLINE void load_bf16_pair(const std::byte* p, fbatch<A>& a, fbatch<A>& b) noexcept {
 #if defined(__SSE2__) || defined(_M_X64)
   if constexpr (is_sse<A>) {  // 8 words, one load
     const __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), zero = _mm_setzero_si128();
@@ -401,7 +401,7 @@ inline void load_bf16_pair(const std::byte* p, fbatch<A>& a, fbatch<A>& b) noexc
 namespace detail {
 /// SSE2: the 16 bytes of x, zero- (Signed: sign-) extended into out[0..4), with unpacks only.
 template <class A, bool Signed = false>
-inline void unpack16_sse2(__m128i x, ibatch<A>* out) noexcept {
+GGUF_SIMD_INLINE void unpack16_sse2(__m128i x, ibatch<A>* out) noexcept {
   if constexpr (Signed) {  // each byte to the top of its lane, then shifted down arithmetically
     const __m128i lo = _mm_unpacklo_epi8(x, x), hi = _mm_unpackhi_epi8(x, x);
     out[0] = _mm_srai_epi32(_mm_unpacklo_epi16(lo, lo), 24);
@@ -425,7 +425,7 @@ inline void unpack16_sse2(__m128i x, ibatch<A>* out) noexcept {
  * above, except on SSE2 without SSE4.1, where one load and unpacks serve 16 weights.
  */
 template <class A, bool Signed = false>
-inline void widen16(const std::byte* p, ibatch<A>* out) noexcept {
+GGUF_SIMD_INLINE void widen16(const std::byte* p, ibatch<A>* out) noexcept {
 #if defined(__SSE2__) || defined(_M_X64)
   if constexpr (is_sse2_only<A>) {
     detail::unpack16_sse2<A, Signed>(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), out);
@@ -443,7 +443,7 @@ inline void widen16(const std::byte* p, ibatch<A>* out) noexcept {
  * through memory (a vector load of bytes just stored one word at a time is not forwarded and stalls).
  */
 template <class A>
-inline void bytes16(std::uint64_t lo, std::uint64_t hi, ibatch<A>* out) noexcept {
+GGUF_SIMD_INLINE void bytes16(std::uint64_t lo, std::uint64_t hi, ibatch<A>* out) noexcept {
 #if defined(__SSE2__) || defined(_M_X64)
   if constexpr (is_avx512<A> || is_avx2<A> || is_sse<A>) {
     const __m128i x = _mm_set_epi64x(static_cast<long long>(hi), static_cast<long long>(lo));
@@ -499,8 +499,8 @@ inline void bytes16(std::uint64_t lo, std::uint64_t hi, ibatch<A>* out) noexcept
  * kernels that compute in 8-lane rows but store half outputs, whose 16-lane conversion is the cheaper.
  */
 template <class A>
-inline fbatch<A> join_rows([[maybe_unused]] const fbatch<row_arch<A>>& lo,
-                           [[maybe_unused]] const fbatch<row_arch<A>>& hi) noexcept {
+GGUF_SIMD_INLINE fbatch<A> join_rows([[maybe_unused]] const fbatch<row_arch<A>>& lo,
+                                     [[maybe_unused]] const fbatch<row_arch<A>>& hi) noexcept {
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
     return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
@@ -515,7 +515,7 @@ inline fbatch<A> join_rows([[maybe_unused]] const fbatch<row_arch<A>>& lo,
  * one insert from memory. Only for 8-lane batches (AVX2, and row_arch of AVX-512).
  */
 template <class A>
-inline fbatch<A> load_row_pair(const float* lo, const float* hi) noexcept {
+GGUF_SIMD_INLINE fbatch<A> load_row_pair(const float* lo, const float* hi) noexcept {
   static_assert(lanes<A> == 8, "an 8-lane batch");
 #if defined(__AVX__)
   return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(lo)), _mm_load_ps(hi), 1);
@@ -530,7 +530,7 @@ inline fbatch<A> load_row_pair(const float* lo, const float* hi) noexcept {
  * a lane mask, for the 1-bit types. (A masked move on AVX-512; and + compare on AVX2, SSE and NEON.)
  */
 template <class A>
-inline ibatch<A> bit_lanes(std::uint32_t word) noexcept {
+GGUF_SIMD_INLINE ibatch<A> bit_lanes(std::uint32_t word) noexcept {
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) return _mm512_maskz_mov_epi32(static_cast<__mmask16>(word), _mm512_set1_epi32(-1));
 #endif
@@ -562,7 +562,7 @@ inline ibatch<A> bit_lanes(std::uint32_t word) noexcept {
  * masked xor on AVX-512; a lane mask (bit_lanes), an and and an xor elsewhere.
  */
 template <class A>
-inline fbatch<A> flip_signs(const fbatch<A>& v, std::uint32_t word) noexcept {
+GGUF_SIMD_INLINE fbatch<A> flip_signs(const fbatch<A>& v, std::uint32_t word) noexcept {
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
     const __m512i x = _mm512_castps_si512(v);
@@ -574,7 +574,7 @@ inline fbatch<A> flip_signs(const fbatch<A>& v, std::uint32_t word) noexcept {
 
 /** v with `bit` or'ed into lane i where bit i of `word` is set: one masked or on AVX-512. */
 template <class A>
-inline ibatch<A> mark_lanes(const ibatch<A>& v, std::uint32_t word, std::int32_t bit) noexcept {
+GGUF_SIMD_INLINE ibatch<A> mark_lanes(const ibatch<A>& v, std::uint32_t word, std::int32_t bit) noexcept {
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) return _mm512_mask_or_epi32(v, static_cast<__mmask16>(word), v, _mm512_set1_epi32(bit));
 #endif
@@ -588,7 +588,7 @@ inline ibatch<A> mark_lanes(const ibatch<A>& v, std::uint32_t word, std::int32_t
  * signs of the 8-weight grid rows (iq2_xs and iq2_s measured 6-8% faster with the load).
  */
 template <class A>
-inline ibatch<A> mark_lanes(const ibatch<A>& v, const std::uint16_t* word, std::int32_t bit) noexcept {
+GGUF_SIMD_INLINE ibatch<A> mark_lanes(const ibatch<A>& v, const std::uint16_t* word, std::int32_t bit) noexcept {
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
 #if defined(__GNUC__)
@@ -608,7 +608,7 @@ inline ibatch<A> mark_lanes(const ibatch<A>& v, const std::uint16_t* word, std::
  * AVX-512 (xsimd 8.1 runs AVX-512's element by element), xsimd's own elsewhere.
  */
 template <class A>
-inline ibatch<A> shift_right_lanes(const ibatch<A>& x, const ibatch<A>& n) noexcept {
+GGUF_SIMD_INLINE ibatch<A> shift_right_lanes(const ibatch<A>& x, const ibatch<A>& n) noexcept {
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) return _mm512_srav_epi32(x, n);
 #endif
@@ -627,7 +627,7 @@ inline ibatch<A> shift_right_lanes(const ibatch<A>& x, const ibatch<A>& n) noexc
  * rows. AVX-512 only (the grid code kernels, iq_codes.hpp).
  */
 template <class A>
-inline ibatch<A> paired_nibble_lanes16(std::uint64_t w) noexcept {
+GGUF_SIMD_INLINE ibatch<A> paired_nibble_lanes16(std::uint64_t w) noexcept {
   static_assert(is_avx512<A>, "the grid code kernels run on AVX-512 only");
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
@@ -646,7 +646,7 @@ inline ibatch<A> paired_nibble_lanes16(std::uint64_t w) noexcept {
  * plain broadcasts in paired order. AVX-512 only (the grid code kernels, iq_codes.hpp).
  */
 template <class A>
-inline ibatch<A> nibble_lanes16(std::uint32_t a, std::uint32_t b) noexcept {
+GGUF_SIMD_INLINE ibatch<A> nibble_lanes16(std::uint32_t a, std::uint32_t b) noexcept {
   static_assert(is_avx512<A>, "the grid code kernels run on AVX-512 only");
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
@@ -666,7 +666,7 @@ inline ibatch<A> nibble_lanes16(std::uint32_t a, std::uint32_t b) noexcept {
  * pmullw; each lane's high word is zero and stays zero), elsewhere 32-bit arithmetic.
  */
 template <class A>
-inline ibatch<A> base3_digit(ibatch<A>& f) noexcept {
+GGUF_SIMD_INLINE ibatch<A> base3_digit(ibatch<A>& f) noexcept {
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
     const __m512i three = _mm512_set1_epi16(3), x = f;
@@ -700,7 +700,7 @@ inline ibatch<A> base3_digit(ibatch<A>& f) noexcept {
  * the index bits above lut_bits<A>, which lets callers skip masking. Only where lut_bits<A> != 0.
  */
 template <class A>
-inline fbatch<A> permute(const fbatch<A>& table, const ibatch<A>& idx) noexcept {
+GGUF_SIMD_INLINE fbatch<A> permute(const fbatch<A>& table, const ibatch<A>& idx) noexcept {
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) return _mm512_permutexvar_ps(idx, table);
 #endif
@@ -714,7 +714,7 @@ inline fbatch<A> permute(const fbatch<A>& table, const ibatch<A>& idx) noexcept 
 
 /** Lane i = p[i % G]: G consecutive floats repeated across the vector (one load on AVX2/AVX-512). */
 template <class A, std::size_t G>
-inline fbatch<A> repeat(const float* p) noexcept {
+GGUF_SIMD_INLINE fbatch<A> repeat(const float* p) noexcept {
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A> && G == 4) return _mm512_broadcast_f32x4(_mm_loadu_ps(p));
   if constexpr (is_avx512<A> && G == 2) {
@@ -742,7 +742,7 @@ inline fbatch<A> repeat(const float* p) noexcept {
  * others). Only where lanes<A> == 16.
  */
 template <class A>
-inline void nibble_indices(const std::byte* p, ibatch<A>& a, ibatch<A>& b) noexcept {
+GGUF_SIMD_INLINE void nibble_indices(const std::byte* p, ibatch<A>& a, ibatch<A>& b) noexcept {
   static_assert(lanes<A> == 16, "16 weights a batch");
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {  // bytes 0-7 and their high nibbles (a 16-bit shift: bits 0-3 are right)
@@ -885,19 +885,19 @@ class nibble_table {
 
 /** 4 * `lanes<S>` bytes at p, four to an int32 lane. */
 template <class S>
-inline ibatch<S> load_bytes(const std::byte* p) noexcept {
+GGUF_SIMD_INLINE ibatch<S> load_bytes(const std::byte* p) noexcept {
   return ibatch<S>::load_unaligned(reinterpret_cast<const std::int32_t*>(p));
 }
 
 /** Byte b in all four bytes of every lane. */
 template <class S>
-inline ibatch<S> bytes_of(std::uint8_t b) noexcept {
+GGUF_SIMD_INLINE ibatch<S> bytes_of(std::uint8_t b) noexcept {
   return ibatch<S>(static_cast<std::int32_t>(0x01010101u * b));
 }
 
 /** Bit `From` of each byte of v moved to bit `To` of the same byte, all other bits cleared. */
 template <int From, int To, class S>
-inline ibatch<S> byte_bit_to(const ibatch<S>& v) noexcept {
+GGUF_SIMD_INLINE ibatch<S> byte_bit_to(const ibatch<S>& v) noexcept {
   const ibatch<S> mask = bytes_of<S>(static_cast<std::uint8_t>(1u << To));
   if constexpr (From < To)
     return (v << (To - From)) & mask;
@@ -909,7 +909,7 @@ inline ibatch<S> byte_bit_to(const ibatch<S>& v) noexcept {
 
 /** Bit pair `Pair` (bits 2 Pair, 2 Pair + 1) of each byte of v, in bits 0-1. */
 template <int Pair, class S>
-inline ibatch<S> byte_pair(const ibatch<S>& v) noexcept {
+GGUF_SIMD_INLINE ibatch<S> byte_pair(const ibatch<S>& v) noexcept {
   if constexpr (Pair == 3)
     return (v >> 6) & bytes_of<S>(3);
   else if constexpr (Pair == 0)
@@ -920,7 +920,7 @@ inline ibatch<S> byte_pair(const ibatch<S>& v) noexcept {
 
 /** v - b in each byte, wrapping (weight bytes made signed before widening). */
 template <class S>
-inline ibatch<S> sub_bytes(const ibatch<S>& v, std::uint8_t b) noexcept {
+GGUF_SIMD_INLINE ibatch<S> sub_bytes(const ibatch<S>& v, std::uint8_t b) noexcept {
 #if defined(__AVX2__)
   if constexpr (lanes<S> == 8 && std::is_base_of_v<xsimd::avx2, S>) {
     return _mm256_sub_epi8(v, _mm256_set1_epi8(static_cast<char>(b)));
@@ -947,7 +947,7 @@ inline ibatch<S> sub_bytes(const ibatch<S>& v, std::uint8_t b) noexcept {
  * `widen_in_registers<A>`.
  */
 template <class A, bool Signed, class S>
-inline void widen_bytes(const ibatch<S>& v, ibatch<A>* out) noexcept {
+GGUF_SIMD_INLINE void widen_bytes(const ibatch<S>& v, ibatch<A>* out) noexcept {
 #if GGUF_SIMD_AVX512
   if constexpr (widen_in_registers<A>) {
     const __m256i x = v;
@@ -987,7 +987,7 @@ namespace detail {
  * every step signed-safe for SSE2. A NaN comes out as F16C and NEON give it: quiet, the payload's top bits.
  */
 template <class A>
-inline ibatch<A> f16_bits(const fbatch<A>& v) noexcept {
+GGUF_SIMD_INLINE ibatch<A> f16_bits(const fbatch<A>& v) noexcept {
   const ibatch<A> w = as_int<A>(v);
   const ibatch<A> a = w & ibatch<A>(0x7FFFFFFF);
   const fbatch<A> scaled = (as_float<A>(a) * fbatch<A>(0x1.0p+112f)) * fbatch<A>(0x1.0p-110f);
@@ -1005,7 +1005,7 @@ inline ibatch<A> f16_bits(const fbatch<A>& v) noexcept {
  * integer adds and logical shifts, spelled out on AVX2 (AVX-512 rounds in put, without them).
  */
 template <class A>
-inline ibatch<A> bf16_bits(const fbatch<A>& v) noexcept {
+GGUF_SIMD_INLINE ibatch<A> bf16_bits(const fbatch<A>& v) noexcept {
 #if defined(__AVX2__)
   if constexpr (is_avx2<A>) {
     const __m256i w = _mm256_castps_si256(v);
@@ -1027,7 +1027,7 @@ inline ibatch<A> bf16_bits(const fbatch<A>& v) noexcept {
 
 /** The low 16 bits of each lane of x (each < 65536), stored at p: the lanes narrowed in registers. */
 template <class A, class Out>
-inline void store_words(Out* p, const ibatch<A>& x) noexcept {
+GGUF_SIMD_INLINE void store_words(Out* p, const ibatch<A>& x) noexcept {
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm512_cvtepi32_epi16(x));
@@ -1076,7 +1076,7 @@ namespace detail {
  * register: AVX-512's narrowing, shared by put and put_nibbles. `normal`: see no_subnormals.
  */
 template <class Out>
-inline __m256i avx512_words(__m512 v, bool normal = false) noexcept {
+GGUF_SIMD_INLINE __m256i avx512_words(__m512 v, bool normal = false) noexcept {
   if constexpr (std::is_same_v<Out, f16>) {
     // The zero-masked form with every lane set (the same instruction): GCC's unoptimized macro for the
     // plain one passes its mask as -1, which -Wsign-conversion reports in a user's debug build.
@@ -1121,7 +1121,7 @@ inline __m256i avx512_words(__m512 v, bool normal = false) noexcept {
  * kernel.
  */
 template <class A, class Out>
-inline void put(Out* p, const fbatch<A>& v) noexcept {
+GGUF_SIMD_INLINE void put(Out* p, const fbatch<A>& v) noexcept {
   if constexpr (std::is_same_v<Out, float>) {
     v.store_unaligned(p);
   } else {
@@ -1158,7 +1158,7 @@ inline void put(Out* p, const fbatch<A>& v) noexcept {
  * `normal`: see no_subnormals.
  */
 template <class A, class Out>
-inline void put2(Out* p, const fbatch<A>& a, const fbatch<A>& b, bool normal = false) noexcept {
+GGUF_SIMD_INLINE void put2(Out* p, const fbatch<A>& a, const fbatch<A>& b, bool normal = false) noexcept {
 #if GGUF_SIMD_AVX512 && defined(__AVX512BF16__)
   if constexpr (is_avx512<A> && std::is_same_v<Out, bf16>) {
     if (normal || (_mm512_fpclass_ps_mask(a, 0x20) | _mm512_fpclass_ps_mask(b, 0x20)) == 0) [[likely]] {
@@ -1177,7 +1177,7 @@ namespace detail {
 /// The 32 floats of lo (words 0-15) and hi (words 16-31) as `Out` words in one register. `normal`: see
 /// no_subnormals.
 template <class Out>
-inline __m512i avx512_words32(__m512 lo, __m512 hi, bool normal = false) noexcept {
+GGUF_SIMD_INLINE __m512i avx512_words32(__m512 lo, __m512 hi, bool normal = false) noexcept {
 #if defined(__AVX512BF16__)
   // Both rounded by one instruction, when no entry is subnormal (which it reads as zero; see
   // avx512_words): one operation fewer for every table.
@@ -1193,7 +1193,7 @@ inline __m512i avx512_words32(__m512 lo, __m512 hi, bool normal = false) noexcep
 /// The 16 entries of `table` as `Out` words, twice: vpermw on 32 words reads an index's low 5 bits, so
 /// any byte or its high nibble indexes the right entry unmasked. `normal`: see no_subnormals.
 template <class Out>
-inline __m512i avx512_table_words(__m512 table, bool normal = false) noexcept {
+GGUF_SIMD_INLINE __m512i avx512_table_words(__m512 table, bool normal = false) noexcept {
 #if defined(__AVX512BF16__)
   if constexpr (std::is_same_v<Out, bf16>) return avx512_words32<Out>(table, table, normal);
 #endif
@@ -1212,7 +1212,8 @@ inline __m512i avx512_table_words(__m512 table, bool normal = false) noexcept {
 
 /** dst[j] = table[q[j] & 15] and dst[16 + j] = table[q[j] >> 4] for the 16 bytes at q. */
 template <class A, class Out>
-inline void put_nibbles16(Out* dst, const fbatch<A>& table, const std::byte* q, bool normal = false) noexcept {
+GGUF_SIMD_INLINE void put_nibbles16(Out* dst, const fbatch<A>& table, const std::byte* q,
+                                    bool normal = false) noexcept {
   static_assert(lut_bits<A> >= 4);
 #if GGUF_SIMD_AVX512
   if constexpr (word_lookups<A, Out>) {
@@ -1233,8 +1234,8 @@ inline void put_nibbles16(Out* dst, const fbatch<A>& table, const std::byte* q, 
 
 /** dst[j] = lo[q[j] & 15] and dst[32 + j] = hi[q[j] >> 4] for the 32 bytes at q. */
 template <class A, class Out>
-inline void put_nibbles32(Out* dst, const fbatch<A>& lo, const fbatch<A>& hi, const std::byte* q,
-                          bool normal = false) noexcept {
+GGUF_SIMD_INLINE void put_nibbles32(Out* dst, const fbatch<A>& lo, const fbatch<A>& hi, const std::byte* q,
+                                    bool normal = false) noexcept {
   static_assert(lut_bits<A> >= 4);
 #if GGUF_SIMD_AVX512
   if constexpr (word_lookups<A, Out>) {
@@ -1277,8 +1278,8 @@ inline void put_nibbles32(Out* dst, const fbatch<A>& lo, const fbatch<A>& hi, co
  * weight: 0.75x the time for floats, 0.7x for f16 and bf16.
  */
 template <class A, class Out>
-inline void put_fifth_nibbles16(Out* dst, const fbatch<A>& lo, const fbatch<A>& hi, const std::byte* q,
-                                std::uint32_t fifth, bool normal = false) noexcept {
+GGUF_SIMD_INLINE void put_fifth_nibbles16(Out* dst, const fbatch<A>& lo, const fbatch<A>& hi, const std::byte* q,
+                                          std::uint32_t fifth, bool normal = false) noexcept {
   static_assert(lut_bits<A> >= 4, "AVX-512 only");
 #if GGUF_SIMD_AVX512
   if constexpr (std::is_same_v<Out, float>) {
@@ -1308,7 +1309,7 @@ using word_table = __m512i;
 
 /** `table` as `Out` words, each 16-entry table twice (see put_nibbles16). `normal`: see no_subnormals. */
 template <class A, class Out>
-inline word_table table_words(const fbatch<A>& table, bool normal = false) noexcept {
+GGUF_SIMD_INLINE word_table table_words(const fbatch<A>& table, bool normal = false) noexcept {
   static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
   return detail::avx512_table_words<Out>(table, normal);
 }
@@ -1318,7 +1319,7 @@ inline word_table table_words(const fbatch<A>& table, bool normal = false) noexc
  * repeating every 4 lanes (so any index's low 2 bits pick the entry).
  */
 template <class A, class Out>
-inline void put_crumbs32(Out* dst, const word_table& t, const std::byte* q) noexcept {
+GGUF_SIMD_INLINE void put_crumbs32(Out* dst, const word_table& t, const std::byte* q) noexcept {
   static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
   const __m512i b = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)));
   _mm512_storeu_si512(dst, _mm512_permutexvar_epi16(b, t));
@@ -1332,7 +1333,7 @@ inline void put_crumbs32(Out* dst, const word_table& t, const std::byte* q) noex
  * of 16 weights whose tables interleave in the table_words t (entry 4 v + k: value v of run k, k < 4).
  */
 template <class A, int Shift, int First, class Out>
-inline void put_grouped_crumbs32(Out* dst, const word_table& t, const std::byte* q) noexcept {
+GGUF_SIMD_INLINE void put_grouped_crumbs32(Out* dst, const word_table& t, const std::byte* q) noexcept {
   static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
   static_assert(Shift % 2 == 0 && Shift <= 6 && First >= 0 && First <= 2);
   const __m512i b = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)));
@@ -1355,7 +1356,7 @@ struct word_pair {
 
 /** Entries 0 and 1 of `table` rounded to `Out` words, once for the many put_bits32 that use them. */
 template <class A, class Out>
-inline word_pair pair_words(const fbatch<A>& table, bool normal = false) noexcept {
+GGUF_SIMD_INLINE word_pair pair_words(const fbatch<A>& table, bool normal = false) noexcept {
   static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
   const word_table t = table_words<A, Out>(table, normal);
   return {_mm512_permutexvar_epi16(_mm512_setzero_si512(), t), _mm512_permutexvar_epi16(_mm512_set1_epi16(1), t)};
@@ -1363,7 +1364,7 @@ inline word_pair pair_words(const fbatch<A>& table, bool normal = false) noexcep
 
 /** dst[j] = bit j of `bits` ? w.one : w.zero for j < 32 (q1_0: d and -d): a blend by the bits themselves. */
 template <class A, class Out>
-inline void put_bits32(Out* dst, const word_pair& w, std::uint32_t bits) noexcept {
+GGUF_SIMD_INLINE void put_bits32(Out* dst, const word_pair& w, std::uint32_t bits) noexcept {
   static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
   _mm512_storeu_si512(dst, _mm512_mask_blend_epi16(bits, w.zero, w.one));
 }
@@ -1373,7 +1374,7 @@ inline void put_bits32(Out* dst, const word_pair& w, std::uint32_t bits) noexcep
  * first), where t = table_words of a table repeating every 4 lanes.
  */
 template <class A, class Out>
-inline void put_packed_crumbs32(Out* dst, const word_table& t, const std::byte* q) noexcept {
+GGUF_SIMD_INLINE void put_packed_crumbs32(Out* dst, const word_table& t, const std::byte* q) noexcept {
   static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
   std::uint64_t bytes;
   std::memcpy(&bytes, q, sizeof bytes);
@@ -1394,7 +1395,7 @@ inline void put_packed_crumbs32(Out* dst, const word_table& t, const std::byte* 
  * tables interleave in t (entry 2 v + r: value v of run r).
  */
 template <class A, class Out>
-inline void put_two_runs32(Out* dst, const word_table& t, const ibatch<swar_arch<A>>& bytes) noexcept {
+GGUF_SIMD_INLINE void put_two_runs32(Out* dst, const word_table& t, const ibatch<swar_arch<A>>& bytes) noexcept {
   static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
   const __m512i w = _mm512_cvtepu8_epi16(static_cast<__m256i>(bytes));
   const __m512i run = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(1), 1);
@@ -1403,14 +1404,14 @@ inline void put_two_runs32(Out* dst, const word_table& t, const ibatch<swar_arch
 
 /** A 32-entry float table, lo (entries 0-15) and hi (16-31), as `Out` words in one register. */
 template <class A, class Out>
-inline word_table table_words32(const fbatch<A>& lo, const fbatch<A>& hi, bool normal = false) noexcept {
+GGUF_SIMD_INLINE word_table table_words32(const fbatch<A>& lo, const fbatch<A>& hi, bool normal = false) noexcept {
   static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
   return detail::avx512_words32<Out>(lo, hi, normal);
 }
 
 /** dst[j] = t[bytes[j]] for the 32 bytes (each < 32) of `bytes`: a widening and one word permute. */
 template <class A, class Out>
-inline void put_bytes32(Out* dst, const word_table& t, const ibatch<swar_arch<A>>& bytes) noexcept {
+GGUF_SIMD_INLINE void put_bytes32(Out* dst, const word_table& t, const ibatch<swar_arch<A>>& bytes) noexcept {
   static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
   _mm512_storeu_si512(dst, _mm512_permutexvar_epi16(_mm512_cvtepu8_epi16(static_cast<__m256i>(bytes)), t));
 }
@@ -1425,7 +1426,7 @@ inline void put_bytes32(Out* dst, const word_table& t, const ibatch<swar_arch<A>
  * two shifts, two narrowings and two permutes for the same 32.
  */
 template <class A, class Out>
-inline void put_paired_codes32(Out* dst, const word_table& t, const std::byte* codes) noexcept {
+GGUF_SIMD_INLINE void put_paired_codes32(Out* dst, const word_table& t, const std::byte* codes) noexcept {
   static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
   // Lane j: piece 4 (j / 16) + 2 (j % 2) + (j % 16) / 8, shifted by 4 ((j % 16) / 2 % 4).
   const __m512i piece = _mm512_set_epi16(7, 5, 7, 5, 7, 5, 7, 5, 6, 4, 6, 4, 6, 4, 6, 4,  // lanes 31 ... 16
@@ -1445,8 +1446,8 @@ inline void put_paired_codes32(Out* dst, const word_table& t, const std::byte* c
  * a variable word shift, the word permute of the table.
  */
 template <class A, bool Signed, class Out>
-inline void put_row_codes32(Out* dst, const word_table& t, std::uint32_t a, std::uint32_t b, std::uint32_t c,
-                            std::uint32_t d, std::uint32_t signs) noexcept {
+GGUF_SIMD_INLINE void put_row_codes32(Out* dst, const word_table& t, std::uint32_t a, std::uint32_t b, std::uint32_t c,
+                                      std::uint32_t d, std::uint32_t signs) noexcept {
   static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
   // Lane j: piece 2 (j / 8) + (j % 8) / 4 (rows in 32-bit lanes, so two pieces a row), shifted by 4 (j % 4).
   const __m512i piece = _mm512_set_epi16(7, 7, 7, 7, 6, 6, 6, 6, 5, 5, 5, 5, 4, 4, 4, 4,  // lanes 31 ... 16
@@ -1473,7 +1474,7 @@ inline void put_row_codes32(Out* dst, const word_table& t, std::uint32_t a, std:
  * fraction by a multiply by 3 (base3_digit) in 16-bit lanes.
  */
 template <class A, std::size_t N, class Out>
-inline void put_base3_digits(Out* dst, const word_table& t, const std::byte* q) noexcept {
+GGUF_SIMD_INLINE void put_base3_digits(Out* dst, const word_table& t, const std::byte* q) noexcept {
   static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
   static_assert(N == 32 || N == 16);
   if constexpr (N == 32) {
@@ -1499,7 +1500,7 @@ inline void put_base3_digits(Out* dst, const word_table& t, const std::byte* q) 
  * 16-bit lanes, then one digit.
  */
 template <class A, class Out>
-inline void put_base3_qh16(Out* dst, const word_table& t, std::uint32_t word) noexcept {
+GGUF_SIMD_INLINE void put_base3_qh16(Out* dst, const word_table& t, std::uint32_t word) noexcept {
   static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
   // Word j: byte j % 4 in its high byte (the fraction byte << 8), times 3^(j / 4) modulo 2^16.
   const __m256i bytes = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(word)),
@@ -1548,7 +1549,7 @@ void put_base3_qh16(Out* dst, const word_table& t, std::uint32_t word) noexcept;
 /** A non-temporal store of v at dst, 64-byte aligned: writes a whole line without reading it first.
     Only where stream_stores<A>; stream_fence() orders the stores before anything after it. */
 template <class A>
-inline void stream_store(float* dst, const fbatch<A>& v) noexcept {
+GGUF_SIMD_INLINE void stream_store(float* dst, const fbatch<A>& v) noexcept {
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
     _mm512_stream_ps(dst, v);
@@ -1560,7 +1561,7 @@ inline void stream_store(float* dst, const fbatch<A>& v) noexcept {
 }
 
 /** Orders the streaming stores before later stores (sfence); nothing where there are none. */
-inline void stream_fence() noexcept {
+GGUF_SIMD_INLINE void stream_fence() noexcept {
 #if defined(__SSE2__) || defined(_M_X64)
   _mm_sfence();
 #endif
@@ -1573,7 +1574,7 @@ inline void stream_fence() noexcept {
  * reference rounds a product before adding to it, the compiler must not fuse the two into an FMA.
  */
 template <class A>
-inline void opaque(fbatch<A>& v) noexcept {
+GGUF_SIMD_INLINE void opaque(fbatch<A>& v) noexcept {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
   auto r = static_cast<typename fbatch<A>::register_type>(v);
   __asm__("" : "+v"(r));
@@ -1597,7 +1598,7 @@ inline void opaque(fbatch<A>& v) noexcept {
  * estimate refined by Newton-Raphson steps, a few ulps off; AArch64 has the exact instruction.
  */
 template <class A>
-inline fbatch<A> div(const fbatch<A>& a, const fbatch<A>& b) noexcept {
+GGUF_SIMD_INLINE fbatch<A> div(const fbatch<A>& a, const fbatch<A>& b) noexcept {
 #if defined(__aarch64__) || defined(_M_ARM64)
   if constexpr (is_neon64<A>) return fbatch<A>(vdivq_f32(a, b));
 #endif
@@ -1609,7 +1610,7 @@ inline fbatch<A> div(const fbatch<A>& a, const fbatch<A>& b) noexcept {
  * reciprocal-square-root estimate refined twice, not the exact instruction AArch64 has.
  */
 template <class A>
-inline fbatch<A> sqrt(const fbatch<A>& x) noexcept {
+GGUF_SIMD_INLINE fbatch<A> sqrt(const fbatch<A>& x) noexcept {
 #if defined(__aarch64__) || defined(_M_ARM64)
   if constexpr (is_neon64<A>) return fbatch<A>(vsqrtq_f32(x));
 #endif
@@ -1621,13 +1622,13 @@ inline fbatch<A> sqrt(const fbatch<A>& x) noexcept {
  * AVX-512 as 0 - x, which gives +0 for +0 (and a NaN's sign unchanged).
  */
 template <class A>
-inline fbatch<A> negate(const fbatch<A>& x) noexcept {
+GGUF_SIMD_INLINE fbatch<A> negate(const fbatch<A>& x) noexcept {
   return xsimd::bitwise_xor(x, fbatch<A>(-0.0f));
 }
 
 /** The largest lane of `v`, which holds no NaN (with none, the maximum is the same in any order). */
 template <class A>
-inline float max_lane(const fbatch<A>& v) noexcept {
+GGUF_SIMD_INLINE float max_lane(const fbatch<A>& v) noexcept {
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) return _mm512_reduce_max_ps(v);
 #endif
@@ -1662,7 +1663,7 @@ namespace reduce_detail {
 // within each 128-bit lane (M: shuffle_ps's selector), `across` whole 128-bit lanes (W: permute2f128's
 // or shuffle_f32x4's own encoding).
 template <int M, class R>
-inline R within(R a, R b) noexcept {
+GGUF_SIMD_INLINE R within(R a, R b) noexcept {
   if constexpr (sizeof(R) == 16) {
     return _mm_shuffle_ps(a, b, M);
 #if defined(__AVX__)
@@ -1676,7 +1677,7 @@ inline R within(R a, R b) noexcept {
   }
 }
 template <int W, class R>
-inline R across(R a, [[maybe_unused]] R b) noexcept {
+GGUF_SIMD_INLINE R across(R a, [[maybe_unused]] R b) noexcept {
 #if defined(__AVX512F__)
   if constexpr (sizeof(R) == 64) return _mm512_shuffle_f32x4(a, b, W);
 #endif
@@ -1696,11 +1697,12 @@ inline R across(R a, [[maybe_unused]] R b) noexcept {
  * that compare equal may come from either input (+0 and -0: a caller that cares sees the zero).
  */
 template <class A, bool Max>
-inline fbatch<A> reduce_each(const fbatch<A> (&v)[lanes<A>]) noexcept {
+GGUF_SIMD_INLINE fbatch<A> reduce_each(const fbatch<A> (&v)[lanes<A>]) noexcept {
   using F = fbatch<A>;
 #if defined(__SSE2__) || defined(_M_X64)
   if constexpr (is_avx512<A> || is_avx2<A> || is_sse<A>) {
-    const auto op = [](const F& a, const F& b) -> F { return Max ? xsimd::max(a, b) : xsimd::min(a, b); };
+    const auto op = [](const F& a, const F& b)
+                        GGUF_SIMD_INLINE_LAMBDA -> F { return Max ? xsimd::max(a, b) : xsimd::min(a, b); };
     using reduce_detail::across;
     using reduce_detail::within;
     using R = typename F::register_type;
@@ -1734,7 +1736,7 @@ inline fbatch<A> reduce_each(const fbatch<A> (&v)[lanes<A>]) noexcept {
 
 /** The lanes of a comparison as bits, lane k in bit k (x86's movemask). */
 template <class A, class T>
-inline std::uint32_t lane_bits(const xsimd::batch_bool<T, A>& b) noexcept {
+GGUF_SIMD_INLINE std::uint32_t lane_bits(const xsimd::batch_bool<T, A>& b) noexcept {
   static_assert(sizeof(T) == 4);
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) return static_cast<__mmask16>(b);
@@ -1783,7 +1785,7 @@ inline std::uint32_t lane_bits(const xsimd::batch_bool<T, A>& b) noexcept {
  * hardware's conversion where the instruction set has one, else the portable `to_f16`.
  */
 template <class A>
-inline std::uint16_t half_of(float x) noexcept {
+GGUF_SIMD_INLINE std::uint16_t half_of(float x) noexcept {
 #if defined(__F16C__)
   if constexpr (is_avx2<A> || is_avx512<A>) {
     // _mm_cvtps_ph, not _cvtss_sh: clang's macro for the latter is a compound literal (-Wpedantic)
@@ -1799,7 +1801,7 @@ inline std::uint16_t half_of(float x) noexcept {
 
 /** The low byte of each lane of `x` (each in 0 ... 255), stored at p: narrowed in registers. */
 template <class A>
-inline void store_low_bytes(std::byte* p, const ibatch<A>& x) noexcept {
+GGUF_SIMD_INLINE void store_low_bytes(std::byte* p, const ibatch<A>& x) noexcept {
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(p), _mm512_cvtepi32_epi8(x));
@@ -1844,14 +1846,14 @@ using int_c = std::integral_constant<int, I>;
 
 namespace detail {
 template <class F, int... I>
-inline void unroll_each(F& f, std::integer_sequence<int, I...> /*indices*/) noexcept {
+GGUF_SIMD_INLINE void unroll_each(F& f, std::integer_sequence<int, I...> /*indices*/) noexcept {
   (f(int_c<I>{}), ...);
 }
 }  // namespace detail
 
 /** Calls f with int_c<0> ... int_c<N - 1>, unrolled. */
 template <int N, class F>
-inline void unroll(F&& f) noexcept {
+GGUF_SIMD_INLINE void unroll(F&& f) noexcept {
   detail::unroll_each(f, std::make_integer_sequence<int, N>{});
 }
 

@@ -36,7 +36,7 @@ namespace detail {
  * subnormals are m * 2^-24 with m < 1024, a product that is exact and never subnormal in float.
  */
 template <class A>
-inline fbatch<A> halves_to_float(const ibatch<A>& h) noexcept {
+GGUF_SIMD_INLINE fbatch<A> halves_to_float(const ibatch<A>& h) noexcept {
   const ibatch<A> mag = h & ibatch<A>(0x7FFF);
   const ibatch<A> sign = (h >> 15) << 31;
   const ibatch<A> rebias = select_int<A>(mag >= ibatch<A>(0x7C00), ibatch<A>(224 << 23), ibatch<A>(112 << 23));
@@ -81,7 +81,7 @@ struct bf16_elements {
 
 /// The loop shared by both: 4 * lanes<A> elements a turn, then lanes<A>, then one.
 template <class A, class E, class Out>
-inline void convert_words(const std::byte* src, Out* dst, std::size_t n) noexcept {
+GGUF_SIMD_INLINE void convert_words(const std::byte* src, Out* dst, std::size_t n) noexcept {
   constexpr std::size_t L = lanes<A>;
   std::size_t i = 0;
   // Outputs far larger than the caches: non-temporal stores write whole lines without reading them
@@ -118,8 +118,8 @@ namespace detail {
 /// The one-element types whose lanes<A> elements load as one vector: `load(p)` gives them as floats,
 /// two vectors a turn; the tail, and big-endian hosts, through the scalar kernel `tail`, one by one.
 template <class A, class Out, class Load>
-inline void convert_elements(const std::byte* src, Out* dst, std::size_t n, std::size_t size, Load load,
-                             void (*tail)(const std::byte*, float*, std::size_t) noexcept) noexcept {
+GGUF_SIMD_INLINE void convert_elements(const std::byte* src, Out* dst, std::size_t n, std::size_t size, Load load,
+                                       void (*tail)(const std::byte*, float*, std::size_t) noexcept) noexcept {
   constexpr std::size_t L = lanes<A>;
   std::size_t i = 0;
   if constexpr (std::endian::native == std::endian::little) {
@@ -142,14 +142,16 @@ inline void convert_elements(const std::byte* src, Out* dst, std::size_t n, std:
 template <class A, class Out = float>
 void dequant_f64(const std::byte* src, Out* dst, std::size_t n) noexcept {
   detail::convert_elements<A>(
-      src, dst, n, 8, [](const std::byte* p) { return load_f64_as_float<A>(p); }, scalar::dequant_f64);
+      src, dst, n, 8, [](const std::byte* p) GGUF_SIMD_INLINE_LAMBDA { return load_f64_as_float<A>(p); },
+      scalar::dequant_f64);
 }
 
 /// i64: rounded to float to nearest even, as the scalar kernel's cast (little-endian hosts, as f64).
 template <class A, class Out = float>
 void dequant_i64(const std::byte* src, Out* dst, std::size_t n) noexcept {
   detail::convert_elements<A>(
-      src, dst, n, 8, [](const std::byte* p) { return load_i64_as_float<A>(p); }, scalar::dequant_i64);
+      src, dst, n, 8, [](const std::byte* p) GGUF_SIMD_INLINE_LAMBDA { return load_i64_as_float<A>(p); },
+      scalar::dequant_i64);
 }
 
 /// f32: a copy for float outputs; else each float rounded in registers.
@@ -159,7 +161,9 @@ void dequant_f32(const std::byte* src, Out* dst, std::size_t n) noexcept {
     scalar::dequant_f32(src, dst, n);
   } else {
     detail::convert_elements<A>(
-        src, dst, n, 4, [](const std::byte* p) { return fbatch<A>::load_unaligned(reinterpret_cast<const float*>(p)); },
+        src, dst, n, 4,
+        [](const std::byte* p)
+            GGUF_SIMD_INLINE_LAMBDA { return fbatch<A>::load_unaligned(reinterpret_cast<const float*>(p)); },
         scalar::dequant_f32);
   }
 }
@@ -168,7 +172,8 @@ void dequant_f32(const std::byte* src, Out* dst, std::size_t n) noexcept {
 template <class A, class Out = float>
 void dequant_i8(const std::byte* src, Out* dst, std::size_t n) noexcept {
   detail::convert_elements<A>(
-      src, dst, n, 1, [](const std::byte* p) { return to_float<A>(load_i8<A>(p)); }, scalar::dequant_i8);
+      src, dst, n, 1, [](const std::byte* p) GGUF_SIMD_INLINE_LAMBDA { return to_float<A>(load_i8<A>(p)); },
+      scalar::dequant_i8);
 }
 
 /// i16: sign-extended ((w ^ 0x8000) - 0x8000: no shift, which xsimd 8.1 runs lane by lane on AVX-512), exact.
@@ -176,7 +181,7 @@ template <class A, class Out = float>
 void dequant_i16(const std::byte* src, Out* dst, std::size_t n) noexcept {
   detail::convert_elements<A>(
       src, dst, n, 2,
-      [](const std::byte* p) {
+      [](const std::byte* p) GGUF_SIMD_INLINE_LAMBDA {
         const ibatch<A> bias(0x8000);
         return to_float<A>((load_u16<A>(p) ^ bias) - bias);
       },
@@ -188,7 +193,7 @@ template <class A, class Out = float>
 void dequant_i32(const std::byte* src, Out* dst, std::size_t n) noexcept {
   detail::convert_elements<A>(
       src, dst, n, 4,
-      [](const std::byte* p) {
+      [](const std::byte* p) GGUF_SIMD_INLINE_LAMBDA {
         return to_float<A>(ibatch<A>::load_unaligned(reinterpret_cast<const std::int32_t*>(p)));
       },
       scalar::dequant_i32);

@@ -33,7 +33,7 @@ namespace detail {
 
 /// Lane k = (k % 4) - 1, as floats: times d, the 4 products float(q - 1) * d repeated (AVX2, AVX-512).
 template <class A>
-inline fbatch<A> centred_levels() noexcept {
+GGUF_SIMD_INLINE fbatch<A> centred_levels() noexcept {
   alignas(64) std::int32_t t[lanes<A>];
   for (std::size_t k = 0; k < lanes<A>; ++k) t[k] = static_cast<std::int32_t>(k % 4) - 1;
   return to_float<A>(ibatch<A>::load_aligned(t));
@@ -41,7 +41,7 @@ inline fbatch<A> centred_levels() noexcept {
 
 /// The weights of the 2-bit fields at bit 2 * Field of the widened bytes w; p = centred_levels * d.
 template <class A, int Field>
-inline fbatch<A> field_weights(const ibatch<A>& w, const fbatch<A>& p, const fbatch<A>& d) noexcept {
+GGUF_SIMD_INLINE fbatch<A> field_weights(const ibatch<A>& w, const fbatch<A>& p, const fbatch<A>& d) noexcept {
   constexpr int shift = 2 * Field;
   if constexpr (lut_bits<A> >= 3) {
     if constexpr (shift == 0)
@@ -56,7 +56,7 @@ inline fbatch<A> field_weights(const ibatch<A>& w, const fbatch<A>& p, const fba
 
 /// The 4 * 16 weights of 16 widened bytes: field l of byte j at y[32 * l + j].
 template <class A, class Out>
-inline void put_fields(const ibatch<A>* w, const fbatch<A>& p, const fbatch<A>& d, Out* y) noexcept {
+GGUF_SIMD_INLINE void put_fields(const ibatch<A>* w, const fbatch<A>& p, const fbatch<A>& d, Out* y) noexcept {
   constexpr std::size_t L = lanes<A>;
   for (std::size_t k = 0; k < 16 / L; ++k) {
     put<A>(y + k * L, field_weights<A, 0>(w[k], p, d));
@@ -71,7 +71,7 @@ inline constexpr std::int32_t tq1_pow3[4] = {1, 3, 9, 27};
 
 /// The weights of digits t (int32 lanes, 0 to 2): float(t - 1) * d; p = centred_levels * d.
 template <class A>
-inline fbatch<A> digit_weights(const ibatch<A>& t, const fbatch<A>& p, const fbatch<A>& d) noexcept {
+GGUF_SIMD_INLINE fbatch<A> digit_weights(const ibatch<A>& t, const fbatch<A>& p, const fbatch<A>& d) noexcept {
   if constexpr (lut_bits<A> >= 3) {
     (void)d;
     return permute<A>(p, t);

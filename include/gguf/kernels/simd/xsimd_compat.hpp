@@ -7,6 +7,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "gguf/kernels/isa.hpp"
+#include "gguf/kernels/simd/arch.hpp"
 
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::simd {
@@ -16,7 +17,7 @@ namespace kernels::simd {
 
 /** The int32 lanes of `x` reinterpreted as float bits (xsimd 9 changed bitwise_cast's argument). */
 template <class A>
-inline xsimd::batch<float, A> as_float(const xsimd::batch<std::int32_t, A>& x) noexcept {
+GGUF_SIMD_INLINE xsimd::batch<float, A> as_float(const xsimd::batch<std::int32_t, A>& x) noexcept {
 #if XSIMD_VERSION_MAJOR >= 9
   return xsimd::bitwise_cast<float>(x);
 #else
@@ -26,7 +27,7 @@ inline xsimd::batch<float, A> as_float(const xsimd::batch<std::int32_t, A>& x) n
 
 /** The float lanes of `x` reinterpreted as int32 bits. */
 template <class A>
-inline xsimd::batch<std::int32_t, A> as_int(const xsimd::batch<float, A>& x) noexcept {
+GGUF_SIMD_INLINE xsimd::batch<std::int32_t, A> as_int(const xsimd::batch<float, A>& x) noexcept {
 #if XSIMD_VERSION_MAJOR >= 9
   return xsimd::bitwise_cast<std::int32_t>(x);
 #else
@@ -40,9 +41,9 @@ inline xsimd::batch<std::int32_t, A> as_int(const xsimd::batch<float, A>& x) noe
  * build with -march=native on an AVX-512 machine did not compile); the float select moves the same bits.
  */
 template <class A>
-inline xsimd::batch<std::int32_t, A> select_int(const xsimd::batch_bool<std::int32_t, A>& c,
-                                                const xsimd::batch<std::int32_t, A>& a,
-                                                const xsimd::batch<std::int32_t, A>& b) noexcept {
+GGUF_SIMD_INLINE xsimd::batch<std::int32_t, A> select_int(const xsimd::batch_bool<std::int32_t, A>& c,
+                                                          const xsimd::batch<std::int32_t, A>& a,
+                                                          const xsimd::batch<std::int32_t, A>& b) noexcept {
 #if XSIMD_VERSION_MAJOR < 9
   if constexpr (std::is_base_of_v<xsimd::avx512f, A>) {  // a mask register, the same for both lane types
     using mask = typename xsimd::batch_bool<std::int32_t, A>::register_type;
