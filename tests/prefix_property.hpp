@@ -99,7 +99,12 @@ inline cut_result check_cut(std::span<const std::byte> bytes, const gguf::result
       // file (its offset and size overflow) is what fails.
       const bool later_tensor = want == gguf::errc::out_of_bounds && got == gguf::errc::out_of_bounds &&
                                 r.error().offset > full.error().offset;
-      if (!limit_for_truncation && !later_check && !later_tensor &&
+      // A file too short for its data section (truncated, at the section's start) is not seen without
+      // the size either, so a tensor whose bounds no file holds (its offset and size overflow, an
+      // out_of_bounds at its info, before the section) is what fails.
+      const bool overflow_for_short_data =
+          want == gguf::errc::truncated && got == gguf::errc::out_of_bounds && r.error().offset < full.error().offset;
+      if (!limit_for_truncation && !later_check && !later_tensor && !overflow_for_short_data &&
           (got != want || r.error().offset != full.error().offset)) {
         return {0, "a prefix of unknown size fails otherwise than the whole file"};
       }
