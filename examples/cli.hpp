@@ -9,6 +9,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <initializer_list>
 #include <optional>
@@ -16,6 +17,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include <csignal>
 
 #if defined(_WIN32)
 #include <fcntl.h>
@@ -84,6 +87,65 @@ inline int usage_error(const tool& t, const std::string& problem) {
   return 2;
 }
 
+/** True when standard error is a terminal: progress is drawn there, and only there. */
+inline bool stderr_is_terminal() {
+#if defined(_WIN32)
+  return _isatty(_fileno(stderr)) != 0;
+#else
+  return isatty(fileno(stderr)) != 0;
+#endif
+}
+
+/// Whether standard error is a terminal, recorded where a signal handler can read it.
+inline volatile std::sig_atomic_t& stderr_terminal_flag() {
+  static volatile std::sig_atomic_t on = 0;
+  return on;
+}
+
+/**
+ * SIGINT, SIGTERM, SIGHUP: remove this process's temporary files and end with 128 + the signal's number
+ * (130, 143, 129) after one `error:` line; once the output is being put in place
+ * (`gguf::output_committing`) the signal is let pass, so that the tool finishes what is already done.
+ * Async-signal-safe: only write(2), unlink(2) and _exit.
+ */
+extern "C" inline void on_interrupt(int sig) {
+  if (gguf::output_committing()) return;
+  gguf::remove_temporaries();
+  const char* what =
+      sig == SIGINT ? "interrupted (SIGINT): nothing was written\n" : "terminated (SIGTERM): nothing was written\n";
+#if !defined(_WIN32)
+  if (sig == SIGHUP) what = "hung up (SIGHUP): nothing was written\n";
+  const auto put = [](const char* text) { (void)!::write(2, text, std::strlen(text)); };
+  if (stderr_terminal_flag()) put("\r\033[K");  // a progress line on a terminal is cleared first
+  put("error: ");
+  put(what);
+  ::_exit(128 + sig);
+#else
+  std::fputs("error: ", stderr);
+  std::fputs(what, stderr);
+  std::_Exit(128 + sig);
+#endif
+}
+
+/**
+ * Installs `on_interrupt` for SIGINT, SIGTERM and SIGHUP, and turns SIGXFSZ (a write past a file-size
+ * limit, which kills by default) into the write's own error (EFBIG: "File too large").
+ */
+inline void install_signal_handlers() {
+  stderr_terminal_flag() = stderr_is_terminal() ? 1 : 0;
+#if defined(_WIN32)
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+#else
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+  std::signal(SIGXFSZ, SIG_IGN);
+#endif
+}
+
 /**
  * Parses argv: `--help`/`-h` prints the usage and help (exit 0), `--version` the tool's and library's
  * version (exit 0); `--` ends the options; an unknown option, a missing option value or a wrong number of
@@ -91,6 +153,7 @@ inline int usage_error(const tool& t, const std::string& problem) {
  */
 inline parse_result parse(int argc, char** argv, const tool& t, std::initializer_list<option> options,
                           std::size_t min_operands, std::size_t max_operands) {
+  install_signal_handlers();
   parse_result r;
   bool options_done = false;
   for (int i = 1; i < argc; ++i) {
@@ -162,8 +225,75 @@ GGUF_CLI_PRINTF_LIKE inline int fail(const char* format, ...) {
   return 1;
 }
 
+/** Says what a sweep of temporaries found (one line each on stderr, starting with the tool's name). */
+inline void report_sweep(const char* tool_name, const gguf::result<gguf::sweep_report>& found) {
+  if (!found) return;
+  for (const std::filesystem::path& p : found->removed) {
+    std::fprintf(stderr, "%s: removed %s, a temporary file left by an interrupted run\n", tool_name,
+                 p.string().c_str());
+  }
+  for (const std::filesystem::path& p : found->in_use) {
+    std::fprintf(stderr, "%s: note: %s is being written by another process right now\n", tool_name, p.string().c_str());
+  }
+}
+
+/**
+ * Looks for temporaries of `target` left by an interrupted run: removes the stale ones and says so on
+ * stderr (one line each, starting with the tool's name); names those another process is writing.
+ */
+inline void sweep(const char* tool_name, const std::filesystem::path& target) {
+  report_sweep(tool_name, gguf::sweep_temporaries(target));
+}
+
+/**
+ * Checks an output path before any work is done, and returns the file a write to it replaces (the end of
+ * its symlinks); nothing after one `error:` line when it cannot be written: a directory, a directory that
+ * does not exist, a file with a pending in-place backup or a shard of a set with a pending journal. Stale
+ * temporaries of the target are removed (`sweep`).
+ */
+inline std::optional<std::filesystem::path> output_target(const char* tool_name, const std::string& path) {
+  namespace fs = std::filesystem;
+  auto resolved = gguf::resolve_symlinks(path);
+  if (!resolved) {
+    fail("%s: %s", path.c_str(), gguf::to_string(resolved.error()).c_str());
+    return std::nullopt;
+  }
+  std::error_code ec;
+  if (fs::is_directory(*resolved, ec)) {
+    fail("%s: is a directory: give the output file's name", path.c_str());
+    return std::nullopt;
+  }
+  const fs::path dir = resolved->parent_path();
+  if (!dir.empty() && !fs::is_directory(dir, ec)) {
+    fail("%s: the directory '%s' does not exist", path.c_str(), dir.string().c_str());
+    return std::nullopt;
+  }
+  if (auto r = gguf::check_replaceable(*resolved); !r) {
+    fail("%s: %s", path.c_str(), gguf::to_string(r.error()).c_str());
+    return std::nullopt;
+  }
+  sweep(tool_name, *resolved);
+  return std::move(*resolved);
+}
+
+/// The journal of the shard set `path` belongs to, when an interrupted gguf-split left one.
+inline std::optional<std::filesystem::path> pending_split_journal(const std::string& path) {
+  const std::filesystem::path p(path);
+  const std::string name = p.filename().string();
+  const auto parts = gguf::parse_shard_name(name);
+  const std::filesystem::path journal = p.parent_path() / gguf::split_journal_name(parts ? parts->prefix : name);
+  std::error_code ec;
+  if (std::filesystem::exists(std::filesystem::symlink_status(journal, ec))) return journal;
+  return std::nullopt;
+}
+
 /** Opens and parses a model; on failure prints the `error:` line with the likely cause of the damage. */
 inline std::optional<gguf::mapped_gguf> open(const std::string& path) {
+  if (const auto journal = pending_split_journal(path)) {
+    fail("%s: an interrupted gguf-split left %s: the set may be half replaced (gguf-split --restore %s first)",
+         path.c_str(), journal->string().c_str(), path.c_str());
+    return std::nullopt;
+  }
   auto g = gguf::open(path);
   if (!g) {
     fail("%s: %s", path.c_str(), gguf::explain(path, g.error()).c_str());
@@ -177,6 +307,11 @@ inline std::optional<gguf::mapped_gguf> open(const std::string& path) {
  * with the likely cause of the damage when one shard is damaged (looked for in that shard).
  */
 inline std::optional<gguf::model> open_model(const std::string& path) {
+  if (const auto journal = pending_split_journal(path)) {
+    fail("%s: an interrupted gguf-split left %s: the set may be half replaced (gguf-split --restore %s first)",
+         path.c_str(), journal->string().c_str(), path.c_str());
+    return std::nullopt;
+  }
   auto m = gguf::open_model(path);
   if (m) return std::move(*m);
   const gguf::error& e = m.error();
@@ -192,15 +327,6 @@ inline std::optional<gguf::model> open_model(const std::string& path) {
   }
   fail("%s: %s", path.c_str(), gguf::explain(std::filesystem::path(damaged), e).c_str());
   return std::nullopt;
-}
-
-/** True when standard error is a terminal: progress is drawn there, and only there. */
-inline bool stderr_is_terminal() {
-#if defined(_WIN32)
-  return _isatty(_fileno(stderr)) != 0;
-#else
-  return isatty(fileno(stderr)) != 0;
-#endif
 }
 
 /** A progress line on a terminal ("writing: 42% of 4.1 GB"), redrawn at most once per percent. */

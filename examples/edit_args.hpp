@@ -24,6 +24,9 @@ namespace edit_args {
 struct parsed {
   std::optional<gguf::value> value;
   std::string problem;
+  /// The text is a value of the type, but one the type or the format cannot hold (out of range, not
+  /// UTF-8): bad input rather than a usage error.
+  bool out_of_range = false;
 };
 
 inline std::string_view trim(std::string_view s) {
@@ -95,8 +98,14 @@ inline parsed integer(std::string_view text, std::string_view type) {
   }
   constexpr auto max = static_cast<std::uint64_t>(std::numeric_limits<T>::max());
   const bool fits = !overflow && (negative ? (m == 0 || (std::is_signed_v<T> && m - 1 <= max)) : m <= max);
-  if (!fits)
-    return {std::nullopt, "'" + std::string(text) + "' is not a " + std::string(type) + " value (out of range)"};
+  if (!fits) {
+    const std::string range = " (" + std::to_string(std::numeric_limits<T>::min()) + " to " +
+                              std::to_string(std::numeric_limits<T>::max()) + ")";
+    return {
+        std::nullopt,
+        "'" + std::string(text) + "' is too " + (negative ? "small" : "large") + " for " + std::string(type) + range,
+        true};
+  }
   T v{};
   if constexpr (std::is_signed_v<T>) {
     v = negative && m != 0 ? static_cast<T>(-static_cast<std::int64_t>(m - 1) - 1) : static_cast<T>(m);
@@ -104,6 +113,48 @@ inline parsed integer(std::string_view text, std::string_view type) {
     v = static_cast<T>(m);
   }
   return {gguf::value(v), {}};
+}
+
+/** A number's text names infinity or NaN itself ("inf", "-Infinity", "nan"), as opposed to overflowing. */
+inline bool names_non_finite(std::string_view text) {
+  std::string t(trim(text));
+  for (char& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (!t.empty() && (t[0] == '+' || t[0] == '-')) t.erase(0, 1);
+  return t == "inf" || t == "infinity" || t == "nan";
+}
+
+/** True when the decimal text has a non-zero digit in its mantissa (so 0 is not what it means). */
+inline bool has_nonzero_digit(std::string_view text) {
+  for (char c : trim(text)) {
+    if (c == 'e' || c == 'E') break;
+    if (c >= '1' && c <= '9') return true;
+  }
+  return false;
+}
+
+/**
+ * A float value of `type` (float32 or float64), refusing what the type cannot hold: a finite number
+ * that would become infinite ("too large") or a non-zero one that would become 0 ("too small").
+ */
+inline parsed float_value(std::string_view type, std::string_view text, double d) {
+  const bool f32 = type == "float32";
+  const bool inf = f32 ? std::isinf(static_cast<float>(d)) : std::isinf(d);
+  const bool zero = f32 ? static_cast<float>(d) == 0.0f : d == 0.0;
+  if (!names_non_finite(text)) {
+    if (inf) {
+      return {std::nullopt,
+              "'" + std::string(text) + "' is too large for " + std::string(type) +
+                  (f32 ? " (at most 3.4028235e38)" : " (at most 1.7976931348623157e308)"),
+              true};
+    }
+    if (zero && has_nonzero_digit(text)) {
+      return {std::nullopt,
+              "'" + std::string(text) + "' is too small for " + std::string(type) +
+                  " (it would become 0; the smallest is " + (f32 ? "1.4e-45)" : "4.9e-324)"),
+              true};
+    }
+  }
+  return {f32 ? gguf::value(static_cast<float>(d)) : gguf::value(d), {}};
 }
 
 /** Python's float(text): decimal or inf/nan, surrounding spaces allowed. */
@@ -120,6 +171,17 @@ inline std::optional<double> parse_float(std::string_view text) {
   return d;  // overflow gives +-inf, as Python's float("1e999")
 }
 
+/** True when `s` is well-formed UTF-8. */
+inline bool valid_utf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  for (std::size_t i = 0; i < s.size();) {
+    const gguf::detail::utf8_step step = gguf::detail::utf8_next(p + i, s.size() - i);
+    if (!step.valid) return false;
+    i += step.length;
+  }
+  return true;
+}
+
 inline parsed scalar(std::string_view type, std::string_view text) {
   if (type == "uint8") return integer<std::uint8_t>(text, type);
   if (type == "int8") return integer<std::int8_t>(text, type);
@@ -132,7 +194,7 @@ inline parsed scalar(std::string_view type, std::string_view text) {
   if (type == "float32" || type == "float64") {
     const auto d = parse_float(text);
     if (!d) return {std::nullopt, "'" + std::string(text) + "' is not a " + std::string(type) + " value"};
-    return {type == "float32" ? gguf::value(static_cast<float>(*d)) : gguf::value(*d), {}};
+    return float_value(type, text, *d);
   }
   if (type == "bool") {
     std::string t(text);
@@ -141,7 +203,10 @@ inline parsed scalar(std::string_view type, std::string_view text) {
     if (t == "false" || t == "0") return {gguf::value(false), {}};
     return {std::nullopt, "'" + std::string(text) + "' is not a bool value (true, false, 1 or 0)"};
   }
-  if (type == "string") return {gguf::value(text), {}};
+  if (type == "string") {
+    if (!valid_utf8(text)) return {std::nullopt, "the string is not valid UTF-8 (GGUF strings are UTF-8)", true};
+    return {gguf::value(text), {}};
+  }
   return {std::nullopt, "unknown type '" + std::string(type) +
                             "' (uint8 int8 uint16 int16 uint32 int32 uint64 int64 float32 float64 bool string, "
                             "or array:TYPE:[...])"};
@@ -203,7 +268,12 @@ class json_items {
   }
 
   static parsed typed(std::string_view type, const std::vector<std::string>& texts) {
-    if (type == "string") return {gguf::value::strings(std::span<const std::string>(texts)), {}};
+    if (type == "string") {
+      for (const std::string& t : texts) {
+        if (!valid_utf8(t)) return {std::nullopt, "a string item is not valid UTF-8 (GGUF strings are UTF-8)", true};
+      }
+      return {gguf::value::strings(std::span<const std::string>(texts)), {}};
+    }
     // Each item as a scalar of `type`, then all of them as one array.
     std::vector<gguf::value> items;
     for (const std::string& t : texts) {

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -34,9 +36,10 @@ constexpr cli::tool tool{
     "  --help     this text\n"
     "  --version  the tool's version\n"
     "\n"
+    "OUT is written beside its name and renamed when complete: never half-written, whatever happens.\n"
+    "\n"
     "Exit status: 0 success; 1 a file that cannot be read or is not valid GGUF, no tensor of that name,\n"
-    "or an output that cannot be written (one line on stderr starting with 'error:'; a partial OUT is\n"
-    "removed); 2 usage errors.\n"};
+    "or an output that cannot be written (one line on stderr starting with 'error:'); 2 usage errors.\n"};
 
 constexpr std::uint64_t chunk_weights = std::uint64_t{1} << 20;  // stream big tensors 1 Mi elements at a time
 
@@ -49,32 +52,49 @@ void to_little_endian(std::span<T> chunk) {
   }
 }
 
+/// A stream (standard output, a device, a pipe) as a sink: what cannot be replaced by a rename.
+class stream_sink final : public gguf::sink {
+ public:
+  explicit stream_sink(std::FILE* f) : f_(f) {}
+  gguf::result<void> write(std::span<const std::byte> bytes) override {
+    if (std::fwrite(bytes.data(), 1, bytes.size(), f_) != bytes.size() || std::fflush(f_) != 0) {
+      return gguf::error{gguf::errc::io_error, "cannot write the output"}.os(errno);
+    }
+    return {};
+  }
+
+ private:
+  std::FILE* f_;
+};
+
 /// Streams tensor `t` as `T` elements to `out`; returns 0, or the exit status after one `error:` line.
 template <class T>
-int write_tensor(const gguf::tensor_info& t, const std::string& path, std::FILE* out, const std::string& out_path,
-                 bool to_stdout) {
+int write_tensor(const gguf::tensor_info& t, const std::string& path, gguf::sink& out, const std::string& out_path) {
   // Whole rows at a time, so that any tensor streams through a bounded buffer.
   const std::uint64_t row = t.ne[0];
   const std::uint64_t rows = t.n_rows();
   const std::uint64_t rows_per_chunk = row == 0 ? rows : std::max<std::uint64_t>(1, chunk_weights / row);
   std::vector<T> buf(static_cast<std::size_t>(std::min(rows, rows_per_chunk) * row));
-  bool ok = true;
-  for (std::uint64_t first = 0; first < rows && row != 0 && ok; first += rows_per_chunk) {
+  for (std::uint64_t first = 0; first < rows && row != 0; first += rows_per_chunk) {
     const std::uint64_t n = std::min(rows_per_chunk, rows - first);
     const std::span<T> chunk(buf.data(), static_cast<std::size_t>(n * row));
     if (auto r = gguf::dequantize_rows(t, first, n, chunk); !r) {
-      if (!to_stdout) std::fclose(out), std::remove(out_path.c_str());
       return cli::fail("%s: %s", path.c_str(), gguf::to_string(r.error()).c_str());
     }
     to_little_endian(chunk);
-    ok = std::fwrite(chunk.data(), sizeof(T), chunk.size(), out) == chunk.size();
-  }
-  ok = (to_stdout ? std::fflush(out) : std::fclose(out)) == 0 && ok;
-  if (!ok) {
-    if (!to_stdout) std::remove(out_path.c_str());
-    return cli::fail("cannot write '%s': %s", out_path.c_str(), std::strerror(errno));
+    if (auto r = out.write(std::as_bytes(std::span<const T>(chunk))); !r) {
+      return cli::fail("%s: %s", out_path.c_str(), gguf::to_string(r.error()).c_str());
+    }
   }
   return 0;
+}
+
+/// The tensor as `to` to `out`.
+int write_as(const std::string& to, const gguf::tensor_info& t, const std::string& path, gguf::sink& out,
+             const std::string& out_path) {
+  if (to == "f16") return write_tensor<gguf::f16>(t, path, out, out_path);
+  if (to == "bf16") return write_tensor<gguf::bf16>(t, path, out, out_path);
+  return write_tensor<float>(t, path, out, out_path);
 }
 
 }  // namespace
@@ -90,6 +110,18 @@ int main(int argc, char** argv) {
   const std::string& name = cmd.args.positional[1];
   const std::string& out_path = cmd.args.positional[2];
 
+  // The output is checked before any work: a directory, a missing directory. A device or a pipe
+  // (/dev/null, a shell's process substitution) is written as a stream.
+  const bool to_stdout = out_path == "-";
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(out_path, ec);
+  const bool stream = !to_stdout && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st) &&
+                      !std::filesystem::is_directory(st);
+  std::optional<std::filesystem::path> target;
+  if (!to_stdout && !stream) {
+    target = cli::output_target(tool.name, out_path);
+    if (!target) return 1;
+  }
   const auto g = cli::open_model(path);  // a file, or a split model through any shard
   if (!g) return 1;
   const gguf::tensor_info* t = g->find_tensor(name);
@@ -97,12 +129,23 @@ int main(int argc, char** argv) {
     return cli::fail("%s: no tensor named '%s' (list the tensor names with: gguf-dump --model %s)", path.c_str(),
                      name.c_str(), path.c_str());
   }
-
-  const bool to_stdout = out_path == "-";
-  if (to_stdout) cli::binary_stdout();
-  std::FILE* out = to_stdout ? stdout : std::fopen(out_path.c_str(), "wb");
-  if (!out) return cli::fail("cannot open '%s' for writing: %s", out_path.c_str(), std::strerror(errno));
-  if (to == "f16") return write_tensor<gguf::f16>(*t, path, out, out_path, to_stdout);
-  if (to == "bf16") return write_tensor<gguf::bf16>(*t, path, out, out_path, to_stdout);
-  return write_tensor<float>(*t, path, out, out_path, to_stdout);
+  if (to_stdout) {
+    cli::binary_stdout();
+    stream_sink out(stdout);
+    return write_as(to, *t, path, out, out_path);
+  }
+  if (stream) {
+    std::FILE* f = std::fopen(out_path.c_str(), "wb");
+    if (!f) return cli::fail("%s: cannot open it for writing: %s", out_path.c_str(), std::strerror(errno));
+    stream_sink out(f);
+    const int rc = write_as(to, *t, path, out, out_path);
+    return std::fclose(f) == 0 || rc != 0 ? rc : cli::fail("%s: %s", out_path.c_str(), std::strerror(errno));
+  }
+  // A new file beside OUT, renamed over it when complete: OUT is never half-written.
+  auto out = gguf::output_file::create_beside(*target);
+  if (!out) return cli::fail("%s: %s", out_path.c_str(), gguf::to_string(out.error()).c_str());
+  if (const int rc = write_as(to, *t, path, *out, out_path); rc != 0) return rc;
+  if (auto r = out->commit(*target); !r)
+    return cli::fail("%s: %s", out_path.c_str(), gguf::to_string(r.error()).c_str());
+  return 0;
 }

@@ -8,6 +8,7 @@
 // 1 a bad file or an edit it cannot take (one `error:` line on stderr), 2 usage errors.
 #include <gguf/gguf.hpp>
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -39,12 +40,23 @@ constexpr cli::tool tool{
     "  -o OUT                   write a new file OUT (atomically: a temporary beside OUT, renamed)\n"
     "  --in-place               rewrite FILE's header only, without moving a tensor byte, when the new\n"
     "                           metadata fits before the tensor data (the alignment padding); the old\n"
-    "                           header is kept in FILE.gguf-backup until the edit is flushed\n"
-    "  --restore FILE           after a crash during --in-place: write FILE.gguf-backup back over FILE\n"
+    "                           header, with what identifies FILE, is kept in FILE.gguf-backup until\n"
+    "                           the edit is flushed. The header is written by one write, but a program\n"
+    "                           reading FILE at that instant may see it torn and call the file corrupt\n"
+    "                           (it never sees torn tensor data): edit in place when nothing reads it\n"
+    "  --restore FILE           after a crash during --in-place: write FILE.gguf-backup back over FILE,\n"
+    "                           once it is proven to be FILE's (same size, same tensor data); a backup\n"
+    "                           of another file, or of FILE before it was replaced, is refused\n"
+    "  --force                  accept a general.alignment above 64 MiB (each tensor padded to it)\n"
     "  --help, --version\n"
     "\n"
-    "Without -o, FILE itself is rewritten: a new file beside it, flushed to the disk, renamed over it, so\n"
-    "FILE always holds the old or the new content. Without edits, -o OUT rewrites IN in ggml's layout.\n"
+    "Without -o, FILE itself is rewritten: a new file beside it (.FILE.gguf-tmp-XXXXXX), flushed to the\n"
+    "disk, renamed over it, so FILE always holds the old or the new content, byte for byte, whatever\n"
+    "happens (a kill, a full disk). The new file keeps FILE's mode, owner and group; a symlink is followed\n"
+    "and stays a link, the file it leads to is rewritten in its own directory (-o OUT likewise). SIGINT,\n"
+    "SIGTERM and SIGHUP remove the temporary (exit 130, 143, 129); a temporary left by a kill is removed\n"
+    "by the next run. A file with a pending FILE.gguf-backup is not rewritten until it is restored.\n"
+    "Without edits, -o OUT rewrites IN in ggml's layout.\n"
     "\n"
     "Exit status: 0 success; 1 a file that cannot be read or written, or an edit it cannot take (one line\n"
     "on stderr starting with 'error:'; nothing is left half-written); 2 usage errors.\n"};
@@ -59,7 +71,8 @@ int main(int argc, char** argv) {
                                             {"--rename", true},
                                             {"--byte-order", true},
                                             {"--in-place"},
-                                            {"--restore"}},
+                                            {"--restore"},
+                                            {"--force"}},
                                            1, 1);
   if (cmd.exit) return *cmd.exit;
   const cli::args& a = cmd.args;
@@ -83,9 +96,19 @@ int main(int argc, char** argv) {
     order = o == "big" ? std::endian::big : std::endian::little;
   }
   // An earlier in-place edit that was interrupted: the file may hold a half-written header.
-  if (std::error_code ec; std::filesystem::exists(gguf::in_place_backup_path(path), ec)) {
+  const auto source = gguf::resolve_symlinks(path);
+  if (!source) return cli::fail("%s: %s", path.c_str(), gguf::to_string(source.error()).c_str());
+  if (std::error_code ec; std::filesystem::exists(gguf::in_place_backup_path(*source), ec)) {
     return cli::fail("%s: an interrupted in-place edit left %s: run gguf-edit --restore %s first", path.c_str(),
-                     gguf::in_place_backup_path(path).string().c_str(), path.c_str());
+                     gguf::in_place_backup_path(*source).string().c_str(), path.c_str());
+  }
+  // What an in-place edit killed while saving its backup leaves.
+  cli::sweep(tool.name, gguf::in_place_backup_path(*source));
+  // The output is checked before any work: a directory, a missing directory, a pending restore.
+  std::optional<std::filesystem::path> target;
+  if (!in_place) {
+    target = cli::output_target(tool.name, out);
+    if (!target) return 1;
   }
 
   std::optional<gguf::mapped_gguf> model = cli::open(path);
@@ -97,6 +120,8 @@ int main(int argc, char** argv) {
   for (const auto& [option, text] : a.given) {
     if (option == "--set") {
       auto [key, v] = edit_args::edit(text);
+      if (!v.value && v.out_of_range)
+        return cli::fail("%s: --set %s: %s", path.c_str(), text.c_str(), v.problem.c_str());
       if (!v.value) return cli::usage_error(tool, "--set " + text + ": " + v.problem);
       if (auto r = w.set(key, std::move(*v.value)); !r) {
         return cli::fail("%s: --set %s: %s", path.c_str(), text.c_str(), gguf::to_string(r.error()).c_str());
@@ -113,6 +138,15 @@ int main(int argc, char** argv) {
     }
   }
 
+  // An alignment this large is a typo more often than a wish: every tensor is padded to it.
+  constexpr std::uint32_t max_alignment = 64u << 20;
+  if (w.alignment() > max_alignment && !a.has("--force")) {
+    return cli::fail(
+        "%s: general.alignment %u pads every tensor to a multiple of %u bytes (more than 64 MiB of "
+        "padding each): --force if you mean it",
+        path.c_str(), w.alignment(), w.alignment());
+  }
+
   if (in_place) {
     if (order && *order != model->byte_order()) {
       return cli::fail("%s: --byte-order rewrites the tensor data: it cannot be done in place (drop --in-place)",
@@ -123,7 +157,7 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  auto staged = gguf::stage(w, out);
+  auto staged = gguf::stage(w, *target);
   if (!staged) return cli::fail("%s: %s", out.c_str(), gguf::to_string(staged.error()).c_str());
   model.reset();  // the input's mapping goes before the rename (Windows cannot rename over a mapped file)
   if (auto r = staged->commit(); !r) return cli::fail("%s: %s", out.c_str(), gguf::to_string(r.error()).c_str());

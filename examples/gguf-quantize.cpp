@@ -47,7 +47,10 @@ constexpr cli::tool tool{
     "TQ1_0 TQ2_0 MXFP4_MOE NVFP4 Q1_0 Q2_0. IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS and Q2_K_S need --imatrix.\n"
     "\n"
     "Progress (tensor i/n, its types, MB/s) goes to standard error when it is a terminal; a summary line\n"
-    "at the end. OUT is written beside its final name, flushed and renamed: an error leaves OUT as it was.\n"
+    "at the end. OUT is written beside its final name (.OUT.gguf-tmp-XXXXXX), flushed and renamed: an\n"
+    "error, a kill or a full disk leaves OUT as it was; an existing OUT keeps its mode, owner and group,\n"
+    "and a symlink stays a link to the rewritten file. SIGINT, SIGTERM and SIGHUP remove the temporary\n"
+    "(exit 130, 143, 129). OUT may not be IN, by any name.\n"
     "\n"
     "Exit status: 0 success; 1 a model or imatrix that cannot be used (an entry missing or of the wrong\n"
     "length, quantized input without --allow-requantize, a row ggml cannot quantize) or a failed write (one\n"
@@ -128,8 +131,19 @@ int main(int argc, char** argv) {
     opt.n_threads = static_cast<unsigned>(n);
   }
 
+  // The output is checked before any work: a directory, a missing directory, a pending restore.
+  const auto target = cli::output_target(tool.name, out);
+  if (!target) return 1;
   const auto m = cli::open_model(in);
   if (!m) return 1;
+  // Never the input itself (by any name: a link, a hard link, a shard of it): it would be replaced by
+  // its own quantization.
+  for (std::size_t k = 0; k < m->n_shards(); ++k) {
+    if (gguf::same_file(m->shard_path(k), *target)) {
+      return cli::fail("%s: OUT is the input %s itself: write the quantized model to another file", out.c_str(),
+                       m->shard_path(k).string().c_str());
+    }
+  }
 
   std::optional<gguf::imatrix> imat;
   if (a.has("--imatrix")) {
@@ -209,7 +223,7 @@ int main(int argc, char** argv) {
                  s > 0 ? static_cast<double>(written) / 1e6 / s : 0.0);
     std::fflush(stderr);
   };
-  const auto saved = gguf::save(*w, out, save);
+  const auto saved = gguf::save(*w, *target, save);
   if (tty) std::fputs("\r\033[K", stderr);
   if (!saved) return cli::fail("%s: %s", out.c_str(), gguf::to_string(saved.error()).c_str());
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

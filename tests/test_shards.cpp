@@ -299,7 +299,13 @@ TEST_CASE("open_model: a shard set that is not one model is refused, naming the 
     const auto s = fresh("named");
     test::copy_file(s[0], dir / "renamed.gguf");
     refused(dir / "renamed.gguf", errc::bad_shards, "a shard's name must end in -0000k-of-0000n.gguf");
-    const auto other = split(file, dir / "named", 5);  // named-0000k-of-00002 beside named-0000k-of-00004
+    // named-0000k-of-00002 beside named-0000k-of-00004 (copied in: a split replaces the prefix's set)
+    fs::create_directories(dir / "elsewhere");
+    std::vector<fs::path> other;
+    for (const fs::path& p : split(file, dir / "elsewhere" / "named", 5)) {
+      other.push_back(dir / p.filename());
+      test::copy_file(p, other.back());
+    }
     REQUIRE(other.size() == 2);
     refused(dir / "named", errc::bad_shards, "shard sets of several counts have this prefix");
     check_model(other[1], 2);  // by a shard's name there is no doubt

@@ -16,6 +16,7 @@
 #include "gguf/format/name_index.hpp"
 #include "gguf/format/shards.hpp"
 #include "gguf/open.hpp"
+#include "gguf/platform/paths.hpp"
 
 /**
  * @file
@@ -27,25 +28,6 @@
 GGUF_BEGIN_NAMESPACE
 
 namespace detail {
-
-/// A path as UTF-8 bytes: on POSIX the bytes themselves (no conversion, nothing to throw), on Windows its
-/// UTF-16 converted.
-inline std::string path_utf8(const std::filesystem::path& p) {
-#if defined(_WIN32)
-  const std::u8string u = p.u8string();
-  return {reinterpret_cast<const char*>(u.data()), u.size()};
-#else
-  return p.native();
-#endif
-}
-/// A path from UTF-8 bytes (on POSIX, the bytes as they are).
-inline std::filesystem::path utf8_path(std::string_view s) {
-#if defined(_WIN32)
-  return std::u8string(reinterpret_cast<const char8_t*>(s.data()), s.size());
-#else
-  return std::string(s);
-#endif
-}
 
 /// `e` about shard `name` (its file name; "name: subject" when `e` already names a key or tensor).
 inline error in_shard(error e, std::string_view name) {
@@ -207,10 +189,24 @@ inline result<std::vector<std::filesystem::path>> find_shards(const std::filesys
  * @return the model; or `io_error` (a file that cannot be opened: "a shard of the model is missing:
  *         'model-00003-of-00005.gguf'"), a parse error of one shard (its subject names the shard),
  *         `bad_shards` (numbers or counts that disagree), `duplicate_tensor` (a tensor in two shards),
- *         `type_mismatch` (a split key of another type than llama.cpp's)
+ *         `type_mismatch` (a split key of another type than llama.cpp's), `pending_restore` (the set has
+ *         the journal of an interrupted `save_split`: it may be half replaced)
  */
 inline result<model> open_model(const std::filesystem::path& path, const parse_options& opt = {}) {
   namespace fs = std::filesystem;
+  // A set caught in a swap by a crash may be a mix of old and new shards: never read it as one model.
+  {
+    const std::string name = detail::path_utf8(path.filename());
+    const auto parts = parse_shard_name(name);
+    const fs::path journal = path.parent_path() / detail::utf8_path(split_journal_name(parts ? parts->prefix : name));
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(journal, ec))) {
+      return error{errc::pending_restore,
+                   "an interrupted gguf-split left this shard set half replaced: restore it "
+                   "first (gguf-split --restore)"}
+          .about_file(detail::path_utf8(journal.filename()));
+    }
+  }
   auto located = find_shards(path);
   if (!located) return located.error();
   // Opened by a shard's name, the model is opened by that shard; by a prefix, by the first.

@@ -267,10 +267,17 @@ inline result<writer> quantized_writer(const model& m, const ftype_info& ftype, 
  * @param opt   the options (`opt.types.has_imatrix` is taken from `opt.importance`)
  * @param save  progress, chunk size, flush
  * @return nothing, or the first error: the plan's (a type that needs importance weights, a quantized
- *         tensor without `allow_requantize`), `quantized_writer`'s, the conversion's, the file system's
+ *         tensor without `allow_requantize`), `quantized_writer`'s, the conversion's, the file system's;
+ *         `out_of_range` when `out` is the input (one of its shards, by any name)
  */
 inline result<void> quantize_model(const model& m, const std::filesystem::path& out, const ftype_info& ftype,
                                    const quantize_model_options& opt, const save_options& save = {}) {
+  for (std::size_t k = 0; k < m.n_shards(); ++k) {
+    if (same_file(m.shard_path(k), out)) {
+      return error{errc::out_of_range, "the output is the input itself: it would be replaced by its own quantization"}
+          .about_file(detail::path_utf8(out.filename()));
+    }
+  }
   quantize_options types = opt.types;
   types.has_imatrix = static_cast<bool>(opt.importance);
   std::vector<tensor_plan> plan(m.tensors().size());

@@ -56,6 +56,7 @@ enum class errc : std::uint8_t {
   need_more,            ///< `parse_prefix`: the header goes on past the bytes given; `error::needed` says how far
   bad_shards,           ///< shards of a split model that do not make one model (missing, misnumbered, miscounted)
   bad_hparams,          ///< model hyperparameters that cannot be right (a per-layer array of the wrong length, 0 heads)
+  pending_restore,      ///< an interrupted write left a backup or a journal: restore it before writing the file again
 };
 
 /**
@@ -94,6 +95,7 @@ constexpr const char* message(errc code) noexcept {
     case errc::need_more: return "the header goes on past the bytes given";
     case errc::bad_shards: return "the shards do not make one model";
     case errc::bad_hparams: return "the model's hyperparameters do not fit together";
+    case errc::pending_restore: return "an interrupted write must be restored first";
   }
   return "unknown error";
 }

@@ -58,6 +58,18 @@ inline std::string shard_name(std::string_view prefix, std::uint32_t index, std:
   return s;
 }
 
+/**
+ * The journal of a shard set being replaced (`save_split`): `prefix` + ".gguf-split-journal", beside the
+ * shards. While it exists the set may be half swapped: readers refuse the set and writers recover it
+ * first (`recover_split`).
+ * @param prefix the path or name before "-00001-of-0000n.gguf"
+ */
+inline std::string split_journal_name(std::string_view prefix) {
+  std::string s(prefix);
+  s += ".gguf-split-journal";
+  return s;
+}
+
 /** What a shard's file name says: the prefix, the shard's number from 0, and the number of shards. */
 struct shard_name_parts {
   std::string_view prefix;  ///< everything before "-00001-of-00005.gguf"

@@ -166,8 +166,9 @@ class writer {
    * @param key the key (not empty)
    * @param v   the value
    * @return nothing; `empty_key`, `bad_alignment` (general.alignment must be a uint32 power of two),
-   *         `limit_exceeded` (a value a reader would refuse: a string over 1 GiB, an array over 2^30
-   *         items or nested over 64 deep)
+   *         `limit_exceeded` (a key over 65535 bytes, or a value a reader would refuse: a string over
+   *         1 GiB, an array over 2^30 items or nested over 64 deep), `out_of_range` (a key with a byte
+   *         that is not printable ASCII, which the spec forbids)
    */
   result<void> set(std::string_view key, value v) {
     GGUF_TRY(check_key(key, v.view()));
@@ -419,11 +420,26 @@ class writer {
     return nullptr;
   }
 
-  // What the reader (with default parse_options) would refuse in a key and its value.
+  static constexpr std::size_t max_key_length = 65535;
+
+  // What the spec forbids in a key, and what the reader (with default parse_options) would refuse in its
+  // value.
   static result<void> check_key(std::string_view key, const value_view& v) {
     if (key.empty()) return {errc::empty_key, "metadata key is empty"};
     const parse_options limits;
-    if (key.size() > limits.max_string_length) return error{errc::limit_exceeded, "key longer than 1 GiB"};
+    // The spec: a key is ASCII, at most 65535 bytes. Control characters are refused too: no key means
+    // one, and they would break every tool that prints keys one a line.
+    if (key.size() > max_key_length) {
+      return error{errc::limit_exceeded, "key longer than 65535 bytes (the GGUF spec's limit)"}.about(
+          key.substr(0, 40));
+    }
+    for (const char c : key) {
+      const auto u = static_cast<unsigned char>(c);
+      if (u < 0x20 || u >= 0x7F) {
+        return error{errc::out_of_range, "a key is printable ASCII (the GGUF spec): this one has another byte"}.about(
+            key);
+      }
+    }
     if (key == alignment_key) {
       const auto a = v.get<std::uint32_t>();
       if (!a) return error{errc::bad_alignment, "general.alignment must be a uint32"}.about(key);

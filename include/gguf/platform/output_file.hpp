@@ -14,7 +14,9 @@
 #include <utility>
 
 #include "gguf/format/sink.hpp"
+#include "gguf/platform/file_identity.hpp"
 #include "gguf/platform/mapped_file.hpp"
+#include "gguf/platform/temporary_files.hpp"
 #include "gguf/result.hpp"
 
 #include "gguf/platform/os.hpp"
@@ -69,30 +71,35 @@ class output_file final : public sink {
   output_file(output_file&& o) noexcept
       : handle_(std::exchange(o.handle_, invalid)),
         path_(std::move(o.path_)),
-        temporary_(o.temporary_),
+        temporary_(std::exchange(o.temporary_, false)),
         write_behind_(o.write_behind_),
         appended_(o.appended_),
-        handed_to_disk_(o.handed_to_disk_) {}
+        handed_to_disk_(o.handed_to_disk_),
+        slot_(std::exchange(o.slot_, -1)) {}
   output_file& operator=(output_file&&) = delete;
   /// Closes the file; removes it when it is a temporary that was not committed.
   ~output_file() override { abandon(); }
 
   /**
-   * Creates an empty temporary file in the directory of `target` (named `.NAME.RANDOM.tmp` for a target
-   * named NAME),
-   * so that renaming it over `target` is atomic (same file system).
-   * @return the file; `io_error` with the OS's reason (a read-only directory, a missing one)
+   * Creates an empty temporary file beside `target` (`.NAME.gguf-tmp-XXXXXX` for a target named NAME,
+   * see temporary_files.hpp), so that renaming it over `target` is atomic (same file system). It is
+   * locked while this object lives, and listed for `remove_temporaries`. When `target` exists, the new
+   * file gets its mode and, where permitted, its owner and group (`file_permissions`); otherwise the
+   * default mode (0666 less the umask). `target` should be the end of any symlink chain
+   * (`resolve_symlinks`): a rename replaces a link, not the file it points to.
+   * @return the file; `io_error` with the OS's reason (a read-only or missing directory; EACCES for a
+   *         target the caller may not write, as `cp` refuses it)
    */
   static result<output_file> create_beside(const std::filesystem::path& target) {
-    const std::filesystem::path dir = target.parent_path().empty() ? std::filesystem::path(".") : target.parent_path();
-    const std::string stem = "." + target.filename().string() + ".";
+    const std::filesystem::path prefix = temporary_prefix(target);
 #if defined(_WIN32)
     for (unsigned attempt = 0; attempt < 100; ++attempt) {
-      const std::filesystem::path p = dir / (stem + std::to_string(GetCurrentProcessId()) + "-" +
-                                             std::to_string(GetTickCount64() + attempt) + ".tmp");
+      std::filesystem::path p = prefix;
+      p += detail::random_suffix();
+      // No sharing: a later run cannot delete it while this process writes it (how it tells it stale).
       HANDLE h =
           CreateFileW(p.c_str(), GENERIC_READ | GENERIC_WRITE, 0, nullptr, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, nullptr);
-      if (h != INVALID_HANDLE_VALUE) return output_file(h, p, true);
+      if (h != INVALID_HANDLE_VALUE) return output_file(h, p, true, detail::temporary_registry::get().add(p));
       if (GetLastError() != ERROR_FILE_EXISTS) {
         return error{errc::io_error, "cannot create a temporary file beside the target"}.os(
             static_cast<std::int32_t>(GetLastError()));
@@ -100,11 +107,29 @@ class output_file final : public sink {
     }
     return error{errc::io_error, "cannot create a temporary file beside the target"};
 #else
-    std::string name = (dir / (stem + "XXXXXX")).string();
-    const int fd = ::mkostemp(name.data(), O_CLOEXEC);
-    if (fd < 0) return error{errc::io_error, "cannot create a temporary file beside the target"}.os(errno);
-    ::fchmod(fd, 0644);  // mkostemp makes 0600; a model is a normal file
-    return output_file(fd, name, true);
+    const file_permissions perms = file_permissions::of(target);
+    if (perms.recorded && ::access(target.c_str(), W_OK) != 0 && errno == EACCES) {
+      return error{errc::io_error, "the file is not writable"}.os(EACCES);
+    }
+    for (unsigned attempt = 0; attempt < 100; ++attempt) {
+      std::filesystem::path p = prefix;
+      p += detail::random_suffix();
+      // Listed before it exists: a signal between its creation and its listing would leave it behind.
+      const int slot = detail::temporary_registry::get().add(p);
+      // 0600 while the owner and mode of a file it replaces are not yet applied: a private model is
+      // never readable by others, not even for an instant.
+      const int fd = ::open(p.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, perms.recorded ? 0600 : 0666);
+      if (fd < 0) {
+        const int code = errno;
+        detail::temporary_registry::get().remove(slot);
+        if (code == EEXIST) continue;
+        return error{errc::io_error, "cannot create a temporary file beside the target"}.os(code);
+      }
+      ::flock(fd, LOCK_EX | LOCK_NB);
+      perms.apply(fd);
+      return output_file(fd, p, true, slot);
+    }
+    return error{errc::io_error, "cannot create a temporary file beside the target"}.os(EEXIST);
 #endif
   }
 
@@ -257,24 +282,40 @@ class output_file final : public sink {
    */
   result<void> commit(const std::filesystem::path& target, bool flush = true) {
     if (flush) GGUF_TRY(sync());
-    close();
+    detail::temporary_registry::get().committing.store(true);
 #if defined(_WIN32)
+    close();
     if (!MoveFileExW(path_.c_str(), target.c_str(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
       const auto code = static_cast<std::int32_t>(GetLastError());
       abandon();
       return error{errc::io_error, "cannot rename the new file over the target"}.os(code);
     }
 #else
+    // Renamed while still open and locked: a later run's sweep cannot take it for a stale temporary.
     if (::rename(path_.c_str(), target.c_str()) != 0) {
       const int code = errno;
       abandon();
       return error{errc::io_error, "cannot rename the new file over the target"}.os(code);
     }
+    close();
     if (flush) sync_directory(target);
 #endif
+    detail::temporary_registry::get().remove(std::exchange(slot_, -1));
     temporary_ = false;
     path_ = target;
     return {};
+  }
+
+  /**
+   * Closes the file and leaves it where it is: a temporary is no longer removed by this object nor by
+   * `remove_temporaries` (a journal that lists it owns it now).
+   * @return the file's path
+   */
+  std::filesystem::path release() noexcept {
+    close();
+    temporary_ = false;
+    detail::temporary_registry::get().remove(std::exchange(slot_, -1));
+    return path_;
   }
 
   /** Closes the file and removes it if it is an uncommitted temporary. */
@@ -285,6 +326,7 @@ class output_file final : public sink {
       std::filesystem::remove(path_, ignored);
       temporary_ = false;
     }
+    detail::temporary_registry::get().remove(std::exchange(slot_, -1));
   }
 
   /**
@@ -320,8 +362,8 @@ class output_file final : public sink {
   using handle_type = int;
   static constexpr handle_type invalid = -1;
 #endif
-  output_file(handle_type h, std::filesystem::path p, bool temporary) noexcept
-      : handle_(h), path_(std::move(p)), temporary_(temporary) {}
+  output_file(handle_type h, std::filesystem::path p, bool temporary, int slot = -1) noexcept
+      : handle_(h), path_(std::move(p)), temporary_(temporary), slot_(slot) {}
 
   // A new file's pages are handed to the disk as they are written, without waiting for them (Linux:
   // sync_file_range): the disk writes while the file is still being made, and the flush at `commit`
@@ -353,6 +395,7 @@ class output_file final : public sink {
   bool write_behind_ = true;
   std::uint64_t appended_ = 0;        // bytes `write` appended
   std::uint64_t handed_to_disk_ = 0;  // of which handed to the disk by `write_behind`
+  int slot_ = -1;                     // its entry in detail::temporary_registry
 };
 
 GGUF_END_NAMESPACE
