@@ -198,7 +198,10 @@ inline result<std::vector<std::filesystem::path>> save_split(const model& m, con
   //    loads it) rather than a mix of old and new shards.
   std::vector<std::pair<output_file, std::string>> last_first;
   last_first.reserve(staged.size());
-  for (auto it = staged.rbegin(); it != staged.rend(); ++it) last_first.push_back(std::move(*it));
+  while (!staged.empty()) {
+    last_first.push_back(std::move(staged.back()));
+    staged.pop_back();
+  }
   std::vector<std::string> old_names = std::move(*old);
   std::stable_partition(old_names.begin(), old_names.end(),
                         [](const std::string& n) { return parse_shard_name(n)->index == 0; });
