@@ -33,6 +33,16 @@ void* operator new(std::size_t n) {
 }
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+// The nothrow forms too (std::get_temporary_buffer, behind std::stable_partition and std::stable_sort,
+// uses them): else they come from the runtime's allocator and are freed by the free() above.
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
+  if (counting) {
+    ++allocations;
+    allocated += n;
+  }
+  return std::malloc(n ? n : 1);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
 
 TEST_CASE("a 150k-token vocabulary is parsed and walked with a handful of allocations") {
   std::vector<std::string> vocab;

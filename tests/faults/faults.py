@@ -475,7 +475,8 @@ def kill_single_file_writer(env, sc: Scenario, in_place=False) -> str:
         snap = sc.snap()
         temps = temporaries(sc.dir, own)
         for name in snap:
-            expect(name in (target, backup) or name in temps or (name in sc.old_snap and snap[name] == sc.old_snap[name]),
+            expect(name == target or (in_place and name == backup) or name in temps or
+                   (name in sc.old_snap and snap[name] == sc.old_snap[name]),
                    lambda: f"{where}unexpected entry {name}: the directory holds {describe(snap, sc.old_snap)}")
         if in_place and backup in snap:
             stats["backup"] += 1
@@ -603,7 +604,7 @@ def check_readers_during_swap(env, sc: Scenario, snap, where):
     """While a journal is there, gguf-info and gguf-dump on a shard exit 1 naming --restore, or exit 0
     when the shards on disk are all of the old set or all of the new one."""
     on_disk = shards_in(snap, sc.stem)
-    whole = on_disk in ({n: h for n, h in sc.old_snap.items()}, {n: h for n, h in sc.new_snap.items()})
+    whole = on_disk in (sc.old_snap, sc.new_snap)
     firsts = [n for n in (sorted(sc.old_snap)[0], sorted(sc.new_snap)[0]) if n in on_disk]
     probes = list(dict.fromkeys(firsts + ([env.rng.choice(sorted(on_disk))] if on_disk else [])))
     refusals = 0
@@ -730,9 +731,9 @@ def signal_writers(env, sig, runs) -> str:
     name = signal.Signals(sig).name
     code = SIGNALS[sig]
     base = env.case_dir(f"signal-{name}")
-    scenarios = [rewrite_scenario(env, os.path.join(base, "edit") ),
-                 quantize_scenario(env, os.path.join(base, "quantize") ),
-                 merge_scenario(env, os.path.join(base, "merge") ),
+    scenarios = [rewrite_scenario(env, os.path.join(base, "edit")),
+                 quantize_scenario(env, os.path.join(base, "quantize")),
+                 merge_scenario(env, os.path.join(base, "merge")),
                  split_scenario(env, os.path.join(base, "split"), MODEL, 3, MODEL, 8)]
     stats = collections.Counter()
     for i in range(runs):
@@ -797,10 +798,10 @@ def case_file_size_limit(env):
     """Under RLIMIT_FSIZE smaller than the output, every writer exits 1 with one error line saying "File
     too large"; the target is untouched and no temporary is left (SIGXFSZ does not kill it)."""
     base = env.case_dir("fsize")
-    for sc in (rewrite_scenario(env, os.path.join(base, "edit") ),
-               edit_out_scenario(env, os.path.join(base, "edit-out") ),
-               quantize_scenario(env, os.path.join(base, "quantize") ),
-               merge_scenario(env, os.path.join(base, "merge") ),
+    for sc in (rewrite_scenario(env, os.path.join(base, "edit")),
+               edit_out_scenario(env, os.path.join(base, "edit-out")),
+               quantize_scenario(env, os.path.join(base, "quantize")),
+               merge_scenario(env, os.path.join(base, "merge")),
                split_scenario(env, os.path.join(base, "split"), MODEL, 3, MODEL, 8)):
         sc.reset()
         r = env.run(sc.tool, *sc.args, fsize=100_000)
@@ -820,7 +821,7 @@ def mount_tmpfs(path, size) -> str | None:
     """Mounts a tmpfs of `size` at `path`; None when done, else why not."""
     os.makedirs(path, exist_ok=True)
     p = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", path], capture_output=True, text=True)
-    return None if p.returncode == 0 else (p.stderr.strip() or f"mount exited {p.returncode}")
+    return None if p.returncode == 0 else (" ".join(p.stderr.split()) or f"mount exited {p.returncode}")
 
 
 def unmount(path):
@@ -916,9 +917,9 @@ def case_full_disk(env):
 
 
 def identity_writers(env, base):
-    return [rewrite_scenario(env, os.path.join(base, "edit") ),
-            edit_out_scenario(env, os.path.join(base, "edit-out") ),
-            quantize_scenario(env, os.path.join(base, "quantize") )]
+    return [rewrite_scenario(env, os.path.join(base, "edit")),
+            edit_out_scenario(env, os.path.join(base, "edit-out")),
+            quantize_scenario(env, os.path.join(base, "quantize"))]
 
 
 def case_mode_kept(env):
