@@ -11,6 +11,7 @@
 // so rounds some k-quant and IQ searches differently) is timed anyway, with a label saying so.
 // Counters as dequant/: items = weights, bytes = 4 per weight (the floats read).
 #include <benchmark/benchmark.h>
+#include <gguf/dispatch.hpp>
 #include <gguf/gguf.hpp>
 
 #include <cmath>
@@ -160,7 +161,7 @@ const int registered = [] {
   const ggml_quantizer ggml = load_ggml_quantizer();
 #endif
   for (const gguf::type_traits& t : gguf::ggml_types) {
-    if (!gguf::kernels::scalar_quantizer(t.type)) continue;
+    if (!gguf::dispatch::quantizer(t.type)) continue;
     const bool needs = gguf::kernels::requires_importance(t.type);
     const bool uses = gguf::kernels::uses_importance(t.type);
     bool is_hot = false;

@@ -359,6 +359,16 @@ class progress {
   int last_ = -1;
 };
 
+/**
+ * A tensor's dimensions as every gguf tool prints them: ne[0] (the row, innermost) first, as GGUF stores
+ * them and ggml names them: "[4096, 32000]" for token_embd.weight (PyTorch's [32000, 4096]).
+ */
+inline std::string dims(const gguf::tensor_info& t) {
+  std::string out = "[";
+  for (std::uint32_t d = 0; d < t.n_dims; ++d) out += (d ? ", " : "") + std::to_string(t.ne[d]);
+  return out + "]";
+}
+
 /** Bytes out as written: Windows' text mode would turn every LF of JSON or float data into CR LF. */
 inline void binary_stdout() {
 #if defined(_WIN32)

@@ -99,8 +99,7 @@ int main(int argc, char** argv) {
     const std::string name(t.name);
     const gguf::tensor_info* o = b->find_tensor(t.name);
     if (!o) {
-      say("- tensor %s: %s %s\n", name.c_str(), std::string(gguf::to_string(t.type)).c_str(),
-          gguf::to_string(t.shape()).c_str());
+      say("- tensor %s: %s %s\n", name.c_str(), std::string(gguf::to_string(t.type)).c_str(), cli::dims(t).c_str());
       ++tensors_differ;
       continue;
     }
@@ -118,7 +117,7 @@ int main(int argc, char** argv) {
     std::string what;
     if (!c->same_type) what += std::string(gguf::to_string(t.type)) + " -> " + std::string(gguf::to_string(o->type));
     if (!c->same_shape) {
-      what += (what.empty() ? "" : ", ") + gguf::to_string(t.shape()) + " -> " + gguf::to_string(o->shape());
+      what += (what.empty() ? "" : ", ") + cli::dims(t) + " -> " + cli::dims(*o);
     } else {
       char err[160];
       std::snprintf(err, sizeof err, "%s%" PRIu64 " of %" PRIu64 " values differ, max |a-b| %.6g, rms %.6g",
@@ -130,14 +129,18 @@ int main(int argc, char** argv) {
   for (const gguf::tensor_info& t : tb) {
     if (a->find_tensor(t.name)) continue;
     say("+ tensor %s: %s %s\n", std::string(t.name).c_str(), std::string(gguf::to_string(t.type)).c_str(),
-        gguf::to_string(t.shape()).c_str());
+        cli::dims(t).c_str());
     ++tensors_differ;
   }
+  const auto count = [](std::uint64_t n, const char* one, const char* many) {
+    return std::to_string(n) + " " + (n == 1 ? one : many);
+  };
   if (keys_differ + tensors_differ == 0) {
-    say("equal: %" PRIu64 " metadata keys, %" PRIu64 " tensors\n", std::uint64_t{a->metadata().size()}, tensors_same);
+    say("equal: %s, %s\n", count(a->metadata().size(), "metadata key", "metadata keys").c_str(),
+        count(tensors_same, "tensor", "tensors").c_str());
   } else {
-    say("differ: %" PRIu64 " metadata keys, %" PRIu64 " tensors (%" PRIu64 " identical)\n", keys_differ, tensors_differ,
-        tensors_same);
+    say("differ: %s, %s (%" PRIu64 " identical)\n", count(keys_differ, "metadata key", "metadata keys").c_str(),
+        count(tensors_differ, "tensor", "tensors").c_str(), tensors_same);
   }
   if (!quiet && std::fflush(stdout) != 0) return cli::fail("cannot write to standard output") + 1;
   return keys_differ + tensors_differ == 0 ? 0 : 1;

@@ -217,7 +217,8 @@ int main(int argc, char** argv) {
   line("file:", path + (m->n_shards() > 1 ? " (" + std::to_string(m->n_shards()) + " shards)" : ""));
   line("name:", opt_str(h.name));
   line("architecture:", h.architecture.empty() ? "-" : std::string(h.architecture));
-  std::string size = std::string(label.view());
+  std::string size =
+      f->params.total == 0 ? std::string("- (no weights: a vocabulary or metadata only)") : std::string(label.view());
   if (h.size_label && *h.size_label != computed.view()) size += " (counted: " + std::string(computed.view()) + ")";
   line("size label:", size);
   std::string params = grouped(f->params.total);

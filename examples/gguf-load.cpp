@@ -73,8 +73,8 @@ int main(int argc, char** argv) {
   std::uint64_t h = 0xcbf29ce484222325u, floats = 0;
   for (const weight& w : weights) {
     const gguf::tensor_info& t = *w.info;
-    std::string shape;  // outermost first, as PyTorch writes it
-    for (std::uint64_t d : t.shape()) shape += (shape.empty() ? "" : " x ") + std::to_string(d);
+    std::string shape;  // ne[0] (the row, innermost) first, as GGUF stores it and every gguf tool prints it
+    for (std::uint64_t d : t.dims()) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
     std::printf("  %-32.*s %-7s [%s]\n", static_cast<int>(t.name.size()), t.name.data(),
                 std::string(gguf::to_string(t.type)).c_str(), shape.c_str());
     h = fnv1a(h, w.data.data(), w.data.size() * sizeof(float));

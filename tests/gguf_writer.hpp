@@ -3,7 +3,8 @@
 #ifndef GGUF_TESTS_GGUF_WRITER_HPP
 #define GGUF_TESTS_GGUF_WRITER_HPP
 
-#include <gguf/gguf.hpp>
+#include <gguf/format/parser.hpp>
+#include <gguf/format/value.hpp>
 
 #include <bit>
 #include <cstddef>

@@ -4,7 +4,7 @@
 #ifndef GGUF_TESTS_PREFIX_PROPERTY_HPP
 #define GGUF_TESTS_PREFIX_PROPERTY_HPP
 
-#include <gguf/gguf.hpp>
+#include <gguf/format/parser.hpp>
 
 #include <algorithm>
 #include <cstddef>

@@ -3,6 +3,9 @@
 // what happened to it, so the `error:` line tells the user what to do.
 #include <doctest/doctest.h>
 
+#include <gguf/diagnose.hpp>
+#include <gguf/open.hpp>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -14,7 +17,7 @@
 #include "gguf_writer.hpp"
 #include "test_files.hpp"
 
-// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+// Each test file keeps its names in a namespace of its own.
 namespace test_damaged_files {
 
 namespace fs = std::filesystem;

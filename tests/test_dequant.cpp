@@ -4,8 +4,10 @@
 #include <doctest/doctest.h>
 
 #include <gguf/dequantize.hpp>
+#include <gguf/kernels/scalar/plain.hpp>  // the scalar specification, tested directly below
+#include <gguf/open.hpp>
 #include <gguf/parallel.hpp>
-#include <gguf/gguf.hpp>
+#include <gguf/print.hpp>
 
 #include <bit>
 #include <cmath>
@@ -18,7 +20,7 @@
 
 #include "gguf_writer.hpp"
 
-// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+// Each test file keeps its names in a namespace of its own.
 namespace test_dequant {
 
 namespace fs = std::filesystem;

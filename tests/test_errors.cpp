@@ -2,7 +2,9 @@
 // mismatch, the OS's reason for an I/O error, and a byte offset only when it is about a byte.
 #include <doctest/doctest.h>
 
-#include <gguf/gguf.hpp>
+#include <gguf/diagnose.hpp>
+#include <gguf/open.hpp>
+#include <gguf/print.hpp>
 
 #include <cerrno>
 #include <cstdint>
@@ -14,7 +16,7 @@
 
 #include "gguf_writer.hpp"
 
-// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+// Each test file keeps its names in a namespace of its own.
 namespace test_errors {
 
 namespace fs = std::filesystem;

@@ -3,7 +3,13 @@
 // counts, KV cache sizes) are checked against it in tests/oracle/facts_agreement.py; here, the rules.
 #include <doctest/doctest.h>
 
-#include <gguf/gguf.hpp>
+#include <gguf/compare.hpp>
+#include <gguf/format/model_facts.hpp>
+#include <gguf/format/file_name.hpp>
+#include <gguf/format/file_type.hpp>
+#include <gguf/format/hparams.hpp>
+#include <gguf/open.hpp>
+#include <gguf/print.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -13,7 +19,7 @@
 
 #include "gguf_writer.hpp"
 
-// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+// Each test file keeps its names in a namespace of its own.
 namespace test_facts {
 
 using gguf::errc;

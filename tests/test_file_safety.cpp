@@ -5,7 +5,9 @@
 // tests/faults/faults.py.
 #include <doctest/doctest.h>
 
-#include <gguf/gguf.hpp>
+#include <gguf/model.hpp>
+#include <gguf/save.hpp>
+#include <gguf/split.hpp>
 
 #include <cstdint>
 #include <cstring>
@@ -24,7 +26,7 @@
 #include <unistd.h>
 #endif
 
-// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+// Each test file keeps its names in a namespace of its own.
 namespace test_file_safety {
 
 namespace fs = std::filesystem;

@@ -1,13 +1,15 @@
 // The GGUF format, read back: each case states a fact of the spec and checks the reader agrees.
 #include <doctest/doctest.h>
 
+#include <gguf/open.hpp>
+
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "gguf_writer.hpp"
 
-// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+// Each test file keeps its names in a namespace of its own.
 namespace test_format {
 
 using gguf::errc;

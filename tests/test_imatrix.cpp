@@ -18,7 +18,7 @@
 #include <system_error>
 #include <vector>
 
-// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+// Each test file keeps its names in a namespace of its own.
 namespace test_imatrix {
 
 using gguf::errc;

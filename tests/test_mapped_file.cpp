@@ -1,6 +1,8 @@
 // mapped_file: a read-only mapping that outlives moves, and clean errors for what cannot be mapped.
 #include <doctest/doctest.h>
 
+#include <gguf/open.hpp>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -8,7 +10,7 @@
 
 #include "gguf_writer.hpp"
 
-// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+// Each test file keeps its names in a namespace of its own.
 namespace test_mapped_file {
 
 namespace fs = std::filesystem;

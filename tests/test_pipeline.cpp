@@ -3,7 +3,7 @@
 // the same bytes in any other order, the unit's own error at the unit, and no thread outliving it.
 #include <doctest/doctest.h>
 
-#include <gguf/gguf.hpp>
+#include <gguf/result.hpp>
 
 #include <atomic>
 #include <cstddef>
@@ -13,7 +13,7 @@
 
 #include "gguf/detail/ordered_pipeline.hpp"
 
-// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+// Each test file keeps its names in a namespace of its own.
 namespace test_pipeline {
 
 using gguf::errc;

@@ -3,7 +3,9 @@
 // heap block of exactly its size, so the sanitizer builds catch a read past the cut.
 #include <doctest/doctest.h>
 
-#include <gguf/gguf.hpp>
+#include <gguf/dequantize.hpp>
+#include <gguf/print.hpp>
+#include <gguf/read_header.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -18,7 +20,7 @@
 #include "test_files.hpp"
 #include "prefix_property.hpp"
 
-// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+// Each test file keeps its names in a namespace of its own.
 namespace test_prefix {
 
 namespace fs = std::filesystem;

@@ -1,7 +1,7 @@
 // Printing: operator<< and to_string for the types people print (and std::format where it exists).
 #include <doctest/doctest.h>
 
-#include <gguf/gguf.hpp>
+#include <gguf/print.hpp>
 
 #include <cstdint>
 #include <sstream>
@@ -10,7 +10,7 @@
 
 #include "gguf_writer.hpp"
 
-// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+// Each test file keeps its names in a namespace of its own.
 namespace test_print {
 
 namespace {

@@ -5,7 +5,11 @@
 // quantize -> dequantize round trips within a per-type error bound.
 #include <doctest/doctest.h>
 
-#include <gguf/gguf.hpp>
+#include <gguf/dequantize.hpp>
+#include <gguf/kernels/scalar/quantize.hpp>  // the scalar specification and the header-only
+#include <gguf/kernels/simd.hpp>             // quantizers, tested directly
+#include <gguf/open.hpp>
+#include <gguf/print.hpp>
 #include <gguf/quantize.hpp>
 
 #include <algorithm>
@@ -20,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+// Each test file keeps its names in a namespace of its own.
 namespace test_quantize {
 
 namespace fs = std::filesystem;

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+// Each test file keeps its names in a namespace of its own.
 namespace test_quantize_iq {
 
 namespace fs = std::filesystem;

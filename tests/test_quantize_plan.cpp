@@ -3,7 +3,10 @@
 // the options (tests/oracle/make_quantize_plan_golden.py wrote tests/data/quantize_plan/).
 #include <doctest/doctest.h>
 
-#include <gguf/gguf.hpp>
+#include <gguf/format/file_type.hpp>
+#include <gguf/format/parser.hpp>
+#include <gguf/print.hpp>
+#include <gguf/quantize_plan.hpp>
 
 #include <algorithm>
 #include <cstddef>
@@ -16,7 +19,7 @@
 
 #include "test_files.hpp"
 
-// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+// Each test file keeps its names in a namespace of its own.
 namespace test_quantize_plan {
 
 using gguf::errc;

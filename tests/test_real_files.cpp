@@ -11,7 +11,7 @@
 #include "gguf_json.hpp"
 #include "gguf_writer.hpp"
 
-// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+// Each test file keeps its names in a namespace of its own.
 namespace test_real_files {
 
 namespace fs = std::filesystem;

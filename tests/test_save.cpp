@@ -4,7 +4,8 @@
 // is killed right there (a crash mid-write), for many N.
 #include <doctest/doctest.h>
 
-#include <gguf/gguf.hpp>
+#include <gguf/open.hpp>
+#include <gguf/save.hpp>
 
 #include <cstdint>
 #include <cstring>
@@ -26,7 +27,7 @@
 #include <unistd.h>
 #endif
 
-// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+// Each test file keeps its names in a namespace of its own.
 namespace test_save {
 
 namespace fs = std::filesystem;

@@ -2,7 +2,10 @@
 // llama.cpp's gguf-split and gguf-py write, the ones they must not be confused with, and split + merge.
 #include <doctest/doctest.h>
 
-#include <gguf/gguf.hpp>
+#include <gguf/dequantize.hpp>
+#include <gguf/model.hpp>
+#include <gguf/print.hpp>
+#include <gguf/split.hpp>
 
 #include <cstdint>
 #include <cstring>
@@ -14,7 +17,7 @@
 #include "gguf_writer.hpp"
 #include "test_files.hpp"
 
-// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+// Each test file keeps its names in a namespace of its own.
 namespace test_shards {
 
 namespace fs = std::filesystem;
@@ -309,7 +312,7 @@ TEST_CASE("open_model: a shard set that is not one model is refused, naming the 
     REQUIRE(other.size() == 2);
     refused(dir / "named", errc::bad_shards, "shard sets of several counts have this prefix");
     check_model(other[1], 2);  // by a shard's name there is no doubt
-    refused(dir / "nothing", errc::io_error, "no such file, nor shards named after it: 'nothing'");
+    refused(dir / "nothing", errc::io_error, "no shards named after it either: 'nothing'");
   }
 }
 

@@ -9,7 +9,7 @@
 
 #include "gguf_writer.hpp"
 
-// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+// Each test file keeps its names in a namespace of its own.
 namespace test_validation {
 
 using gguf::errc;

@@ -2,7 +2,11 @@
 // change a reader would refuse is refused when it is made; big-endian files hold big-endian tensors.
 #include <doctest/doctest.h>
 
-#include <gguf/gguf.hpp>
+#include <gguf/compare.hpp>
+#include <gguf/dequantize.hpp>
+#include <gguf/open.hpp>
+#include <gguf/print.hpp>
+#include <gguf/save.hpp>
 
 #include <array>
 #include <bit>
@@ -20,7 +24,7 @@
 #include "gguf_writer.hpp"
 #include "test_files.hpp"
 
-// The tests build as one translation unit (a unity build): this file's names apart from the others'.
+// Each test file keeps its names in a namespace of its own.
 namespace test_writer {
 
 namespace fs = std::filesystem;

@@ -137,6 +137,10 @@ inline result<imatrix> imatrix::read_gguf(std::span<const std::byte> bytes) {
   if (!f) return f.error();
   imatrix m;
   m.format_ = file_format::gguf;
+  if (!f->metadata().contains("imatrix.datasets")) {
+    return error{errc::not_found,
+                 "not an importance matrix: a GGUF file without imatrix.datasets (a model? llama-imatrix writes them)"};
+  }
   const auto datasets = f->metadata().get<array_view>("imatrix.datasets");
   if (!datasets) return datasets.error();
   for (const value_view v : *datasets) {

@@ -150,7 +150,8 @@ inline result<std::vector<std::filesystem::path>> find_shards(const std::filesys
         found.push_back(path.parent_path() / it->path().filename());
     }
     if (found.empty()) {
-      return error{errc::io_error, "no such file, nor shards named after it"}.os(ENOENT).about_file(
+      // "no shards named after it either: 'm': No such file or directory" (the OS's words end it)
+      return error{errc::io_error, "no shards named after it either"}.os(ENOENT).about_file(
           detail::path_utf8(path.filename()));
     }
     if (found.size() > 1) {

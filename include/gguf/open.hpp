@@ -1,7 +1,6 @@
 #ifndef GGUF_OPEN_HPP
 #define GGUF_OPEN_HPP
 
-#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <filesystem>
@@ -86,7 +85,8 @@ inline result<mapped_gguf> open(const std::filesystem::path& path, const parse_o
     }
     // An error within the prefix is the whole file's error (the prefix parse is exact).
     if (f.error().code != errc::need_more) return f.error();
-    want = static_cast<std::size_t>(std::max<std::uint64_t>(f.error().needed, 2 * std::uint64_t{have}));
+    const std::uint64_t twice = 2 * std::uint64_t{have};
+    want = static_cast<std::size_t>(f.error().needed > twice ? f.error().needed : twice);
   }
   auto f = parse(m->bytes(), opt);
   if (!f) return f.error();

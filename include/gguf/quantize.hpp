@@ -7,9 +7,30 @@
 
 #include "gguf/version.hpp"
 #include "gguf/format/ggml_types.hpp"
+#include "gguf/kernels/importance.hpp"
+#include "gguf/result.hpp"
+
+// Two modes, as gguf/dequantize.hpp: the quantizers of the best instruction set this translation unit's
+// flags allow (header-only), or those of the CPU's best, compiled once in gguf::dispatch
+// (GGUF_RUNTIME_DISPATCH=1): then no kernel is compiled here. Each mode in its own inline namespace.
+#if GGUF_RUNTIME_DISPATCH
+#include "gguf/dispatch.hpp"
+/// Opens the namespace of the quantization entry points (see GGUF_DEQUANT_BEGIN_NAMESPACE).
+#define GGUF_QUANT_BEGIN_NAMESPACE \
+  GGUF_BEGIN_NAMESPACE             \
+  inline namespace runtime_dispatch {
+/// Closes GGUF_QUANT_BEGIN_NAMESPACE.
+#define GGUF_QUANT_END_NAMESPACE \
+  }                              \
+  GGUF_END_NAMESPACE
+#else
 #include "gguf/kernels/scalar/quantize.hpp"
 #include "gguf/kernels/simd.hpp"
-#include "gguf/result.hpp"
+/// Opens the namespace of the quantization entry points: the kernels' instruction-set namespace.
+#define GGUF_QUANT_BEGIN_NAMESPACE GGUF_KERNELS_BEGIN_NAMESPACE
+/// Closes GGUF_QUANT_BEGIN_NAMESPACE.
+#define GGUF_QUANT_END_NAMESPACE GGUF_KERNELS_END_NAMESPACE
+#endif
 
 /**
  * @file
@@ -18,7 +39,7 @@
  * bf16, the legacy and K-quant types, the IQ types, the ternary, 4-bit float and 1/2-bit types.
  */
 
-GGUF_KERNELS_BEGIN_NAMESPACE
+GGUF_QUANT_BEGIN_NAMESPACE
 
 /**
  * The bytes `n_rows` rows of `n_per_row` weights take in type `type`.
@@ -91,6 +112,6 @@ inline result<std::size_t> quantize(ggml_type type, std::span<const float> src, 
   return rows * row_bytes;
 }
 
-GGUF_KERNELS_END_NAMESPACE
+GGUF_QUANT_END_NAMESPACE
 
 #endif  // GGUF_QUANTIZE_HPP

@@ -156,7 +156,8 @@ struct error {
    * "...").
    * @return `*this`, to chain
    */
-  constexpr error& about(std::string_view part, std::string_view part2 = {}, std::string_view part3 = {}) noexcept {
+  GGUF_COLD constexpr error& about(std::string_view part, std::string_view part2 = {},
+                                   std::string_view part3 = {}) noexcept {
     std::size_t n = 0;
     bool cut = false;
     for (std::string_view p : {part, part2, part3}) {
@@ -201,7 +202,7 @@ struct error {
    * ("...-00003-of-00005.gguf"): the end of a file name tells one shard from another.
    * @return `*this`, to chain
    */
-  constexpr error& about_file(std::string_view name) noexcept {
+  GGUF_COLD constexpr error& about_file(std::string_view name) noexcept {
     if (name.size() <= max_subject) return about(name);
     std::size_t from = name.size() - (max_subject - 3);
     while (from < name.size() && (static_cast<unsigned char>(name[from]) & 0xC0) == 0x80) ++from;  // whole characters
@@ -240,7 +241,7 @@ static_assert(sizeof(void*) != 8 || std::has_unique_object_representations_v<err
  * escaped), the types of a mismatch, the OS's reason, and the byte offset when there is one.
  * @return e.g. "no such metadata key: 'general.nmae'", or "success" for no error
  */
-inline std::string to_string(const error& e) {
+GGUF_COLD inline std::string to_string(const error& e) {
   std::string s = e.what();
   if (!e) return s;
   const std::string_view subject = e.subject();

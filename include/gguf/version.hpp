@@ -18,7 +18,7 @@
 
 /// Library version, major (not the GGUF format version, which is `gguf::file::version()`).
 #define GGUF_VERSION_MAJOR 0
-#define GGUF_VERSION_MINOR 1  ///< library version, minor
+#define GGUF_VERSION_MINOR 2  ///< library version, minor
 #define GGUF_VERSION_PATCH 0  ///< library version, patch
 
 /**
@@ -46,6 +46,16 @@
 #else
 #define GGUF_EXCEPTIONS 0
 #endif
+#endif
+
+/// On the functions that build errors: kept out of line and out of the hot path, so that every caller
+/// is smaller, faster to compile and faster to run (the error is built once, when the input is bad).
+#if defined(__GNUC__) || defined(__clang__)
+#define GGUF_COLD [[gnu::cold, gnu::noinline]]
+#elif defined(_MSC_VER)
+#define GGUF_COLD __declspec(noinline)
+#else
+#define GGUF_COLD
 #endif
 
 #endif  // GGUF_VERSION_HPP

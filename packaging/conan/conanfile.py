@@ -11,8 +11,8 @@ from conan.tools.layout import basic_layout
 
 class GgufConan(ConanFile):
     name = "gguf"
-    version = "0.1.0"
-    description = "Header-only C++20 reader and dequantizer for GGUF model files (llama.cpp / ggml)"
+    version = "0.2.0"
+    description = "Header-only C++20 library for GGUF model files (llama.cpp / ggml): read, write, split, dequantize, quantize"
     license = "MIT"
     topics = ("gguf", "ggml", "llama.cpp", "quantization", "header-only")
     package_type = "header-library"

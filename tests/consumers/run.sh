@@ -2,6 +2,7 @@
 # The three ways users consume gguf, each building examples/gguf-load.cpp and loading the same model:
 #   installed     find_package(gguf CONFIG) after `cmake --install`; gguf::dispatch from the shipped sources
 #   fetchcontent  FetchContent_Declare(gguf SOURCE_DIR ...): nothing but gguf::gguf, no flags added
+#   recipe        the README's FetchContent recipe as written, GIT_REPOSITORY pointed at a clone
 #   pkg-config    c++ $(pkg-config --cflags --libs gguf)
 #   examples      examples/CMakeLists.txt configured on its own against the installed package (the two
 #                 examples it runs built)
@@ -47,6 +48,31 @@ if find "$work/fetchcontent" -name 'libgguf_dispatch.a' | grep -q .; then
   echo "FetchContent built gguf_dispatch, which nothing linked"; exit 1
 fi
 check fetchcontent "$work/fetchcontent/gguf-load"
+
+echo "-- the README's FetchContent recipe, as written, against a clone of this repository"
+# The block after the README's "fetchcontent-recipe" marker, with its GIT_REPOSITORY pointed at a clone
+# (file://) and its GIT_TAG as written (a branch), then pinned to the commit; nothing else is changed.
+git clone -q --bare "$root" "$work/gguf.git"
+recipe=$(awk '/fetchcontent-recipe/ {found = 1; next} found && /^```cmake/ {inside = 1; next} inside && /^```/ {exit} inside {print}' "$root/README.md")
+[[ -n "$recipe" ]] || { echo "no FetchContent recipe in README.md"; exit 1; }
+commit=$(git -C "$root" rev-parse HEAD)
+for pin in branch commit; do
+  dir="$work/recipe-$pin"
+  mkdir -p "$dir"
+  cp "$example" "$dir/app.cpp"
+  body=$(printf '%s\n' "$recipe" | sed -E "s|GIT_REPOSITORY +[^ )]+|GIT_REPOSITORY file://$work/gguf.git|")
+  if [[ $pin == commit ]]; then body=$(printf '%s\n' "$body" | sed -E "s|GIT_TAG +[^ )]+|GIT_TAG        $commit|"); fi
+  printf 'cmake_minimum_required(VERSION 3.25)\nproject(recipe LANGUAGES CXX)\nadd_executable(app app.cpp)\n%s\n' \
+    "$body" > "$dir/CMakeLists.txt"
+  if [[ $pin == branch ]] && ! git -C "$work/gguf.git" rev-parse --verify -q "$(printf '%s\n' "$recipe" | sed -nE 's/.*GIT_TAG +([^ )]+).*/\1/p')" > /dev/null; then
+    echo "(the recipe's branch is not in this clone: only the pinned commit is built)"
+    continue
+  fi
+  cmake -S "$dir" -B "$dir/build" -G Ninja -DCMAKE_BUILD_TYPE=Release > "$dir/configure.log" 2>&1 ||
+    { cat "$dir/configure.log"; exit 1; }
+  cmake --build "$dir/build" > /dev/null
+  check "fetchcontent-recipe ($pin)" "$dir/build/app"
+done
 
 echo "-- pkg-config"
 export PKG_CONFIG_PATH="$work/prefix/share/pkgconfig"

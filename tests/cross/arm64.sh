@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the test suites for ARM64 (xsimd's NEON kernels) with Debian's cross compiler and runs them
-# under qemu-user: gguf-tests in header-only mode (xsimd::default_arch is neon64) and gguf-simd-tests
-# through the dispatch selector, which on ARM64 offers the scalar and neon64 tables; and the fuzz
-# target's replay of the seed corpus.
+# under qemu-user: gguf-tests and gguf-simd-tests through the dispatch selector, which on ARM64 offers
+# the scalar and neon64 tables (the NEON kernels compiled once, in select.cpp, as CMake builds them);
+# and the fuzz target's replay of the seed corpus.
 # Needs: g++-aarch64-linux-gnu qemu-user-static doctest-dev libxsimd-dev (header-only, shared with the host).
 # usage: tests/cross/arm64.sh [BUILD_DIR]
 set -euo pipefail
@@ -18,32 +18,29 @@ flags=(-std=c++20 -O2 -static -Wall -Wextra -Wpedantic -Werror -Wno-restrict
        -DGGUF_TEST_DATA_DIR="\"$root/tests/data\"")
 cd "$root/tests"
 # One object per source, as many at a time as there are cores (g++ given several sources compiles them
-# one after another): gguf-tests header-only, in the translation units of its unity build
-# (unity_groups.txt, as CMake builds it), the rest through the dispatch selector.
-mkdir -p "$out/plain" "$out/dispatch"
-plain=(test_main test_allocation)
-while IFS=: read -r group stems; do
-  [[ $group =~ ^[a-z_]+$ ]] || continue
-  : > "$out/plain/unity_$group.cpp"
-  for stem in $stems; do printf '#include "%s/tests/%s.cpp"\n' "$root" "$stem" >> "$out/plain/unity_$group.cpp"; done
-  plain+=("$out/plain/unity_$group")
-done < unity_groups.txt
-dispatch=(test_main test_simd ../src/dispatch/select fuzz/fuzz_gguf fuzz/replay_main)
+# one after another): every test_*.cpp of gguf-tests (as CMake builds it), then the simd suite and the
+# fuzz replay; all through the dispatch selector.
+mkdir -p "$out/dispatch"
+suite=()
+for f in test_*.cpp; do
+  [[ $f == test_simd.cpp || $f == test_no_simd.cpp ]] || suite+=("${f%.cpp}")
+done
+dispatch=("${suite[@]}" test_simd ../src/dispatch/select fuzz/fuzz_gguf fuzz/replay_main)
 compile() {  # MODE SOURCE (without .cpp)
   local extra=()
   [[ $1 == dispatch ]] && extra=(-DGGUF_RUNTIME_DISPATCH=1 -DGGUF_DISPATCH_NEON64)
   "$cxx" "${flags[@]}" "${extra[@]}" -c "$2.cpp" -o "$out/$1/$(basename "$2").o"
 }
-echo "compiling ${#plain[@]} + ${#dispatch[@]} sources for arm64"
+echo "compiling ${#dispatch[@]} sources for arm64"
 pids=()
-for job in "${plain[@]/#/plain:}" "${dispatch[@]/#/dispatch:}"; do
+for job in "${dispatch[@]/#/dispatch:}"; do
   while (( $(jobs -rp | wc -l) >= $(nproc) )); do wait -n; done
   compile "${job%%:*}" "${job#*:}" &
   pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p"; done  # each compile's status: set -e stops at the first failure
 objs() { local d=$1; shift; for f in "$@"; do printf '%s\n' "$out/$d/$(basename "$f").o"; done; }
-mapfile -t tests < <(objs plain "${plain[@]}")
+mapfile -t tests < <(objs dispatch "${suite[@]}" ../src/dispatch/select)
 "$cxx" "${flags[@]}" "${tests[@]}" -o "$out/gguf-tests"
 "$cxx" "${flags[@]}" "$out/dispatch/"{test_main,test_simd,select}.o -o "$out/gguf-simd-tests"
 "$cxx" "${flags[@]}" "$out/dispatch/"{fuzz_gguf,replay_main,select}.o -o "$out/gguf-fuzz-replay"

@@ -4,6 +4,8 @@
 //
 //   gguf-fuzz-seeds write DIR    write the seeds (tests/fuzz/seeds/rules is this output)
 //   gguf-fuzz-seeds check DIR    exit 1 unless DIR holds exactly these seeds, byte for byte
+#include <gguf/diagnose.hpp>
+
 #include <cstdio>
 #include <cstring>
 #include <filesystem>

@@ -1,7 +1,6 @@
 #ifndef GGUF_FORMAT_FILE_HPP
 #define GGUF_FORMAT_FILE_HPP
 
-#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -34,7 +33,6 @@ struct parse_options {
 inline constexpr std::uint32_t default_alignment = 32;
 
 namespace detail {
-template <std::endian Order, class Count>
 class parser;
 struct file_access;
 }  // namespace detail
@@ -93,7 +91,6 @@ class file {
   std::span<const std::byte> bytes() const noexcept { return bytes_; }
 
  private:
-  template <std::endian, class>
   friend class detail::parser;
   friend struct detail::file_access;
 

@@ -1,7 +1,6 @@
 #ifndef GGUF_FORMAT_METADATA_HPP
 #define GGUF_FORMAT_METADATA_HPP
 
-#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +16,6 @@
 GGUF_BEGIN_NAMESPACE
 
 namespace detail {
-template <std::endian Order, class Count>
 class parser;
 }  // namespace detail
 
@@ -131,7 +129,6 @@ class metadata_table {
   }
 
  private:
-  template <std::endian, class>
   friend class detail::parser;
 
   // The not_found error of a lookup, naming the key (joined from parts, without allocating).
@@ -160,7 +157,7 @@ class metadata_table {
     const std::string_view parts[3] = {arch, ".", name};
     std::size_t pos = 0;
     for (std::string_view part : parts) {
-      const std::string_view k = key.substr(std::min(pos, key.size()), part.size());
+      const std::string_view k = key.substr(pos < key.size() ? pos : key.size(), part.size());
       if (const int c = k.compare(part)) return c;
       pos += part.size();
     }

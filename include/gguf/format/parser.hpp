@@ -1,13 +1,11 @@
 #ifndef GGUF_FORMAT_PARSER_HPP
 #define GGUF_FORMAT_PARSER_HPP
 
-#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <ranges>
 #include <span>
 #include <string_view>
 #include <type_traits>
@@ -38,8 +36,8 @@ constexpr std::uint64_t mul_sat(std::uint64_t a, std::uint64_t b) noexcept {
  * `max_metadata_bytes` a limit, past the file's size a truncation, else (a prefix of a longer file) a
  * request for more bytes.
  */
-inline error short_read(std::uint64_t at, std::uint64_t end, std::uint64_t file_size, const parse_options& opt,
-                        const char* what) noexcept {
+GGUF_COLD inline error short_read(std::uint64_t at, std::uint64_t end, std::uint64_t file_size,
+                                  const parse_options& opt, const char* what) noexcept {
   if (end > opt.max_metadata_bytes && file_size > opt.max_metadata_bytes) {
     return error{errc::limit_exceeded, at, "header and metadata exceed max_metadata_bytes"};
   }
@@ -49,8 +47,9 @@ inline error short_read(std::uint64_t at, std::uint64_t end, std::uint64_t file_
 
 /**
  * The GGUF reader: header, metadata and tensor infos, checked against everything a hostile file can
- * get wrong. One instantiation per byte order and count width (v1 stores counts, lengths and
- * dimensions as uint32; v2 and v3 as uint64).
+ * get wrong. The byte order and the count width (v1 stores counts, lengths and dimensions as uint32; v2
+ * and v3 as uint64) are run-time flags: one parser is compiled, not four. Only the hot loop, the walk
+ * over an array of strings (every vocabulary), is compiled per byte order and width (`walk_strings`).
  *
  * It reads the first bytes of a file of `file_size` bytes (all of them for `parse`; a prefix for
  * `parse_prefix`, where the size may be `unknown_size`). A field that does not fit in the bytes given is
@@ -58,35 +57,38 @@ inline error short_read(std::uint64_t at, std::uint64_t end, std::uint64_t file_
  * rule depends only on bytes before the failing field, so a prefix that holds the whole header gives
  * exactly the result of the whole file.
  */
-template <std::endian Order, class Count>
 class parser {
  public:
   // The cursor sees only the first max_metadata_bytes: a field that crosses that limit fails as a limit.
-  parser(std::span<const std::byte> bytes, std::uint64_t file_size, const parse_options& opt,
-         std::uint32_t version) noexcept
-      : r_(bytes.first(static_cast<std::size_t>(std::min<std::uint64_t>(bytes.size(), opt.max_metadata_bytes))), 8),
+  parser(std::span<const std::byte> bytes, std::uint64_t file_size, const parse_options& opt, std::uint32_t version,
+         std::endian order) noexcept
+      : r_(bytes.first(bytes.size() < opt.max_metadata_bytes ? bytes.size()
+                                                             : static_cast<std::size_t>(opt.max_metadata_bytes)),
+           8),
         opt_(opt),
         bytes_(bytes),
         file_size_(file_size),
-        version_(version) {
-    w_.swap = Order != std::endian::native;
-    w_.narrow = sizeof(Count) == 4;
-    max_depth_ = std::min<std::uint32_t>(opt.max_depth, 1024);
+        version_(version),
+        order_(order),
+        count_size_(version == 1 ? 4 : 8),
+        max_depth_(opt.max_depth < 1024 ? opt.max_depth : 1024) {
+    w_.swap = order != std::endian::native;
+    w_.narrow = count_size_ == 4;
   }
 
   result<file> run() {
     file f;
     f.bytes_ = bytes_;
     f.version_ = version_;
-    f.byte_order_ = Order;
+    f.byte_order_ = order_;
 
     // Header counts. Each kv and tensor info takes a minimum number of bytes, so a count the bytes
     // cannot hold is refused (or more bytes asked for) before anything is reserved for it.
     std::uint64_t n_tensors = 0, n_kv = 0;
     if (!read_count(n_tensors, "header ends before the tensor count")) return err_;
     if (!read_count(n_kv, "header ends before the metadata count")) return err_;
-    constexpr std::uint64_t min_kv = sizeof(Count) + 4 + 1;          // key length, type, u8 value
-    constexpr std::uint64_t min_tensor = sizeof(Count) + 4 + 4 + 8;  // name len, n_dims, type, offset
+    const std::uint64_t min_kv = count_size_ + 4 + 1;          // key length, type, u8 value
+    const std::uint64_t min_tensor = count_size_ + 4 + 4 + 8;  // name len, n_dims, type, offset
     const std::uint64_t least = add_sat(mul_sat(n_kv, min_kv), mul_sat(n_tensors, min_tensor));
     if (least > r_.remaining()) {
       return short_of(8, add_sat(r_.position(), least), "tensor or metadata count exceeds what the file can hold");
@@ -151,7 +153,7 @@ class parser {
             .needs(end);
       }
       t.file_offset = data + t.offset;
-      t.byte_order = Order;  // a big-endian file holds big-endian tensors (format/byte_order.hpp)
+      t.byte_order = order_;  // a big-endian file holds big-endian tensors (format/byte_order.hpp)
       // The data, when the bytes given hold it (always for a whole file; a prefix may end before).
       if (end <= bytes_.size()) {
         t.data = bytes_.subspan(static_cast<std::size_t>(t.file_offset), static_cast<std::size_t>(t.n_bytes));
@@ -170,16 +172,16 @@ class parser {
   }
 
  private:
-  bool fail(errc c, std::uint64_t at, const char* what, std::string_view subject = {}) noexcept {
+  GGUF_COLD bool fail(errc c, std::uint64_t at, const char* what, std::string_view subject = {}) noexcept {
     err_ = error{c, at, what}.about(subject);
     return false;
   }
 
   // A field at `at` that needs the input to be `end` bytes long did not fit.
-  error short_of(std::uint64_t at, std::uint64_t end, const char* what) noexcept {
+  GGUF_COLD error short_of(std::uint64_t at, std::uint64_t end, const char* what) noexcept {
     return short_read(at, end, file_size_, opt_, what);
   }
-  bool fail_short(std::uint64_t at, std::uint64_t end, const char* what) noexcept {
+  GGUF_COLD bool fail_short(std::uint64_t at, std::uint64_t end, const char* what) noexcept {
     err_ = short_of(at, end, what);
     return false;
   }
@@ -187,11 +189,15 @@ class parser {
   template <class T>
   bool read(T& out, const char* what) noexcept {
     const std::size_t at = r_.position();
-    return r_.read(out) || fail_short(at, at + sizeof(T), what);
+    if (!r_.has(sizeof(T))) return fail_short(at, at + sizeof(T), what);
+    out = detail::load<T>(r_.cursor(), w_.swap);
+    r_.skip(sizeof(T));
+    return true;
   }
 
   bool read_count(std::uint64_t& n, const char* what) noexcept {
-    Count c = 0;
+    if (count_size_ == 8) return read(n, what);
+    std::uint32_t c = 0;
     if (!read(c, what)) return false;
     n = c;
     return true;
@@ -260,27 +266,23 @@ class parser {
       }
       r_.skip(n * fs);
     } else if (it == value_type::string) {
-      // The hot loop of every vocabulary: 100k+ length-prefixed strings. Each length is checked
-      // against what remains, so a lying length cannot move the cursor past the end.
-      if (n > room / sizeof(Count)) return too_long(sizeof(Count));
-      const std::byte* p = items;
-      const std::byte* const end = items + room;
-      const std::uint64_t max_len = opt_.max_string_length;
-      for (std::uint64_t i = 0; i < n; ++i) {
-        const std::uint64_t here = begin + static_cast<std::uint64_t>(p - items);
-        if (static_cast<std::size_t>(end - p) < sizeof(Count)) {
-          return fail_short(here, here + sizeof(Count), "file ends before a string length");
-        }
-        const std::uint64_t len = detail::load<Count, Order>(p);
-        if (len > max_len) return fail(errc::limit_exceeded, here, "string longer than max_string_length");
-        if (len > static_cast<std::uint64_t>(end - p) - sizeof(Count)) {
-          return fail_short(here, add_sat(here + sizeof(Count), len), "string length exceeds the remaining bytes");
-        }
-        p += sizeof(Count) + len;
+      // The hot loop of every vocabulary: 100k+ length-prefixed strings, compiled per byte order and
+      // width. Each length is checked against what remains, so a lying length cannot move the cursor
+      // past the end.
+      if (n > room / count_size_) return too_long(count_size_);
+      const string_walk walked = walk(items, items + room, n, opt_.max_string_length);
+      const std::uint64_t here = begin + static_cast<std::uint64_t>(walked.end - items);
+      switch (walked.stop) {
+        case string_walk::done: break;
+        case string_walk::no_length: return fail_short(here, here + count_size_, "file ends before a string length");
+        case string_walk::too_long: return fail(errc::limit_exceeded, here, "string longer than max_string_length");
+        case string_walk::past_end:
+          return fail_short(here, add_sat(here + count_size_, walked.length),
+                            "string length exceeds the remaining bytes");
       }
-      r_.skip(static_cast<std::uint64_t>(p - items));
+      r_.skip(static_cast<std::uint64_t>(walked.end - items));
     } else {  // arrays of arrays: each item is an item type, a count and items
-      if (n > room / (4 + sizeof(Count))) return too_long(4 + sizeof(Count));
+      if (n > room / (4 + count_size_)) return too_long(4 + count_size_);
       for (std::uint64_t i = 0; i < n; ++i) {
         value_view nested;
         if (!read_array(r_.position(), depth + 1, nested)) return false;
@@ -345,9 +347,13 @@ class parser {
     if (!ordered) {
       order.resize(ts.size());
       for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<std::uint32_t>(i);
-      std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-        return ts[a].offset < ts[b].offset || (ts[a].offset == ts[b].offset && a < b);
-      });
+      detail::sort_positions(
+          order,
+          [](const void* infos, std::uint32_t a, std::uint32_t b) {
+            const auto& t = *static_cast<const std::vector<tensor_info>*>(infos);
+            return t[a].offset < t[b].offset || (t[a].offset == t[b].offset && a < b);
+          },
+          &ts);
     }
     auto at = [&](std::size_t k) -> std::size_t { return ordered ? k : order[k]; };
     std::uint64_t end = 0;  // end of the data seen so far (empty tensors occupy no bytes)
@@ -361,12 +367,47 @@ class parser {
     return true;
   }
 
-  byte_reader<Order> r_;
+  // Where a walk over an array of strings stopped, and why.
+  struct string_walk {
+    enum stop_kind : std::uint8_t { done, no_length, too_long, past_end };
+    const std::byte* end;  // done: past the last string; else: the failing string's length field
+    stop_kind stop;
+    std::uint64_t length;  // past_end: the length read
+  };
+
+  template <std::endian Order, class Count>
+  static string_walk walk_strings(const std::byte* p, const std::byte* end, std::uint64_t n,
+                                  std::uint64_t max_len) noexcept {
+    for (std::uint64_t i = 0; i < n; ++i) {
+      if (static_cast<std::size_t>(end - p) < sizeof(Count)) return {p, string_walk::no_length, 0};
+      const std::uint64_t len = detail::load<Count, Order>(p);
+      if (len > max_len) return {p, string_walk::too_long, len};
+      if (len > static_cast<std::uint64_t>(end - p) - sizeof(Count)) return {p, string_walk::past_end, len};
+      p += sizeof(Count) + len;
+    }
+    return {p, string_walk::done, 0};
+  }
+
+  string_walk walk(const std::byte* p, const std::byte* end, std::uint64_t n, std::uint64_t max_len) const noexcept {
+    constexpr auto le = std::endian::little, be = std::endian::big;
+    if (order_ == le) {
+      return count_size_ == 8 ? walk_strings<le, std::uint64_t>(p, end, n, max_len)
+                              : walk_strings<le, std::uint32_t>(p, end, n, max_len);
+    }
+    return count_size_ == 8 ? walk_strings<be, std::uint64_t>(p, end, n, max_len)
+                            : walk_strings<be, std::uint32_t>(p, end, n, max_len);
+  }
+
+  // Reads through the parser's own loads (byte order and width are run-time flags); the cursor's own
+  // order is unused.
+  byte_reader<std::endian::little> r_;
   const parse_options& opt_;
   std::span<const std::byte> bytes_;
   std::uint64_t file_size_;
   std::uint32_t version_;
-  std::uint32_t max_depth_ = 64;
+  std::endian order_;
+  std::uint32_t count_size_;  // 4 (v1) or 8 bytes
+  std::uint32_t max_depth_;
   detail::wire w_{};
   error err_{};
 };
@@ -382,14 +423,8 @@ inline result<file> parse_any(std::span<const std::byte> bytes, std::uint64_t fi
   // the wrong way round.
   const auto v = detail::load<std::uint32_t, std::endian::little>(bytes.data() + 4);
   const auto vs = detail::byteswap_unsigned(v);
-  if (v >= 1 && v <= 3 && !fugg) {
-    if (v == 1) return parser<std::endian::little, std::uint32_t>(bytes, file_size, opt, v).run();
-    return parser<std::endian::little, std::uint64_t>(bytes, file_size, opt, v).run();
-  }
-  if (vs >= 1 && vs <= 3) {
-    if (vs == 1) return parser<std::endian::big, std::uint32_t>(bytes, file_size, opt, vs).run();
-    return parser<std::endian::big, std::uint64_t>(bytes, file_size, opt, vs).run();
-  }
+  if (v >= 1 && v <= 3 && !fugg) return parser(bytes, file_size, opt, v, std::endian::little).run();
+  if (vs >= 1 && vs <= 3) return parser(bytes, file_size, opt, vs, std::endian::big).run();
   if (fugg) return error{errc::bad_version, 4, "big-endian magic \"FUGG\" with a version that is not 1, 2 or 3"};
   return error{errc::bad_version, 4, v == 0 ? "version 0" : "version is not 1, 2 or 3"};
 }
@@ -447,21 +482,31 @@ inline result<file> parse_prefix(std::span<const std::byte> prefix, std::uint64_
   return detail::parse_any(prefix, file_size, opt);
 }
 
+namespace detail {
+template <class T>
+inline constexpr bool is_std_span = false;
+template <class T, std::size_t N>
+inline constexpr bool is_std_span<std::span<T, N>> = true;
+/// A temporary that owns bytes (a std::vector, a std::array): the views of its parse would dangle. A span
+/// is a view, and may be a temporary.
+template <class Bytes>
+concept owning_bytes = !std::is_lvalue_reference_v<Bytes> && !is_std_span<std::remove_cvref_t<Bytes>> &&
+                       std::is_convertible_v<Bytes&, std::span<const std::byte>>;
+}  // namespace detail
+
 /**
  * Deleted: parsing a temporary buffer (`parse(read_file(path))`) would hand out views into bytes that die
  * at the end of the statement; keep the buffer in a variable. Views (`std::span`) and lvalues are accepted.
  */
 template <class Bytes>
-requires(std::ranges::contiguous_range<Bytes> && !std::ranges::borrowed_range<Bytes> &&
-         !std::is_lvalue_reference_v<Bytes>) result<file> parse(Bytes&& temporary, const parse_options& opt = {})
+requires(detail::owning_bytes<Bytes>) result<file> parse(Bytes&& temporary, const parse_options& opt = {})
 = delete;
 
 /** Deleted for the same reason as `parse` of a temporary. */
 template <class Bytes>
-requires(std::ranges::contiguous_range<Bytes> && !std::ranges::borrowed_range<Bytes> &&
-         !std::is_lvalue_reference_v<Bytes>) result<file> parse_prefix(Bytes&& temporary,
-                                                                       std::uint64_t file_size = unknown_size,
-                                                                       const parse_options& opt = {})
+requires(detail::owning_bytes<Bytes>) result<file> parse_prefix(Bytes&& temporary,
+                                                                std::uint64_t file_size = unknown_size,
+                                                                const parse_options& opt = {})
 = delete;
 
 GGUF_END_NAMESPACE

@@ -155,7 +155,8 @@ class mapped_file {
     }
     if (!S_ISREG(st.st_mode)) {
       ::close(fd);
-      return os_error("cannot map the file", S_ISDIR(st.st_mode) ? EISDIR : ENODEV);
+      if (S_ISDIR(st.st_mode)) return os_error("the path is not a file", EISDIR);  // "...: Is a directory"
+      return error{errc::io_error, "not a regular file (a device or a pipe: read it with '-')"};
     }
     if (st.st_size > 0) {
       if (static_cast<unsigned long long>(st.st_size) > static_cast<unsigned long long>(SIZE_MAX)) {

@@ -6,6 +6,7 @@
 #include "gguf/dispatch.hpp"
 #include "gguf/format/check_finite.hpp"
 #include "gguf/format/ggml_types.hpp"
+#include "gguf/kernels/importance.hpp"
 #include "gguf/kernels/isa.hpp"
 #include "gguf/result.hpp"
 #include "gguf/kernels/scalar/quantize/common.hpp"
@@ -151,46 +152,6 @@ constexpr quant_fn scalar_quantizer(ggml_type t) noexcept {
     }
   }
   return quant_detail::native_scalar_quantizer(t);
-}
-
-/**
- * Whether ggml refuses to quantize type `t` without importance weights (ggml_quantize_requires_imatrix):
- * iq2_xxs, iq2_xs and iq1_s, whose grids need them to choose well.
- * @param t a ggml type
- * @return true for those three types
- */
-constexpr bool requires_importance(ggml_type t) noexcept {
-  return t == ggml_type::iq2_xxs || t == ggml_type::iq2_xs || t == ggml_type::iq1_s;
-}
-
-/**
- * Whether type `t`'s quantizer reads importance weights at all (the others accept and ignore them, as
- * ggml does: f32, f16, bf16, q8_0, the ternary types, mxfp4, nvfp4, q1_0, q2_0).
- * @param t a ggml type
- * @return true when the weights change the bytes
- */
-constexpr bool uses_importance(ggml_type t) noexcept {
-  switch (t) {
-    case ggml_type::q4_0:
-    case ggml_type::q4_1:
-    case ggml_type::q5_0:
-    case ggml_type::q5_1:
-    case ggml_type::q2_K:
-    case ggml_type::q3_K:
-    case ggml_type::q4_K:
-    case ggml_type::q5_K:
-    case ggml_type::q6_K:
-    case ggml_type::iq4_nl:
-    case ggml_type::iq4_xs:
-    case ggml_type::iq2_xxs:
-    case ggml_type::iq2_xs:
-    case ggml_type::iq2_s:
-    case ggml_type::iq3_xxs:
-    case ggml_type::iq3_s:
-    case ggml_type::iq1_s:
-    case ggml_type::iq1_m: return true;
-    default: return false;
-  }
 }
 
 }  // namespace kernels
