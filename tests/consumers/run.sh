@@ -59,11 +59,10 @@ commit=$(git -C "$root" rev-parse HEAD)
 for pin in branch commit; do
   dir="$work/recipe-$pin"
   mkdir -p "$dir"
-  cp "$example" "$dir/app.cpp"
   body=$(printf '%s\n' "$recipe" | sed -E "s|GIT_REPOSITORY +[^ )]+|GIT_REPOSITORY file://$work/gguf.git|")
   if [[ $pin == commit ]]; then body=$(printf '%s\n' "$body" | sed -E "s|GIT_TAG +[^ )]+|GIT_TAG        $commit|"); fi
-  printf 'cmake_minimum_required(VERSION 3.25)\nproject(recipe LANGUAGES CXX)\nadd_executable(app app.cpp)\n%s\n' \
-    "$body" > "$dir/CMakeLists.txt"
+  printf 'cmake_minimum_required(VERSION 3.25)\nproject(recipe LANGUAGES CXX)\nadd_executable(app "%s")\n%s\n' \
+    "$example" "$body" > "$dir/CMakeLists.txt"
   if [[ $pin == branch ]] && ! git -C "$work/gguf.git" rev-parse --verify -q "$(printf '%s\n' "$recipe" | sed -nE 's/.*GIT_TAG +([^ )]+).*/\1/p')" > /dev/null; then
     echo "(the recipe's branch is not in this clone: only the pinned commit is built)"
     continue
