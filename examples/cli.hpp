@@ -276,20 +276,10 @@ inline std::optional<std::filesystem::path> output_target(const char* tool_name,
   return std::move(*resolved);
 }
 
-/// The journal of the shard set `path` belongs to, when an interrupted gguf-split left one.
-inline std::optional<std::filesystem::path> pending_split_journal(const std::string& path) {
-  const std::filesystem::path p(path);
-  const std::string name = p.filename().string();
-  const auto parts = gguf::parse_shard_name(name);
-  const std::filesystem::path journal = p.parent_path() / gguf::split_journal_name(parts ? parts->prefix : name);
-  std::error_code ec;
-  if (std::filesystem::exists(std::filesystem::symlink_status(journal, ec))) return journal;
-  return std::nullopt;
-}
-
 /** Opens and parses a model; on failure prints the `error:` line with the likely cause of the damage. */
 inline std::optional<gguf::mapped_gguf> open(const std::string& path) {
-  if (const auto journal = pending_split_journal(path)) {
+  // One file of a set caught in a swap (gguf::open_model refuses the whole set itself).
+  if (const auto journal = gguf::pending_split_journal(path)) {
     fail("%s: an interrupted gguf-split left %s: the set may be half replaced (gguf-split --restore %s first)",
          path.c_str(), journal->string().c_str(), path.c_str());
     return std::nullopt;
@@ -307,11 +297,6 @@ inline std::optional<gguf::mapped_gguf> open(const std::string& path) {
  * with the likely cause of the damage when one shard is damaged (looked for in that shard).
  */
 inline std::optional<gguf::model> open_model(const std::string& path) {
-  if (const auto journal = pending_split_journal(path)) {
-    fail("%s: an interrupted gguf-split left %s: the set may be half replaced (gguf-split --restore %s first)",
-         path.c_str(), journal->string().c_str(), path.c_str());
-    return std::nullopt;
-  }
   auto m = gguf::open_model(path);
   if (m) return std::move(*m);
   const gguf::error& e = m.error();

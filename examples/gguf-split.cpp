@@ -85,10 +85,7 @@ int fail_for(const std::string& prefix, const gguf::error& e) {
 int recover_first(const std::string& path) {
   const auto r = gguf::recover_split(path);
   if (!r) return fail_for(path, r.error());
-  std::filesystem::path prefix(path);
-  const std::string name = prefix.filename().string();  // parse_shard_name's parts are views into it
-  if (const auto parts = gguf::parse_shard_name(name)) prefix = prefix.parent_path() / std::string(parts->prefix);
-  cli::report_sweep(tool.name, gguf::sweep_split_temporaries(prefix));
+  cli::report_sweep(tool.name, gguf::sweep_split_temporaries(gguf::split_prefix_of(path)));
   if (*r == gguf::split_recovery::rolled_back) {
     std::fprintf(stderr, "gguf-split: an interrupted split of %s was rolled back: the old shards are in place\n",
                  path.c_str());
@@ -228,7 +225,7 @@ int main(int argc, char** argv) {
       return cli::usage_error(tool, "--restore takes one shard (or the prefix) and no other option");
     }
     const std::string& path = a.positional[0];
-    const bool pending = cli::pending_split_journal(path).has_value();
+    const bool pending = gguf::pending_split_journal(path).has_value();
     if (recover_first(path) != 0) return 1;
     if (!pending) {
       return cli::fail("%s: nothing to restore: no interrupted split left a journal for this set", path.c_str());

@@ -36,6 +36,7 @@
 #include "gguf/read_header.hpp"
 #include "gguf/save.hpp"
 #include "gguf/split.hpp"
+#include "gguf/split_journal.hpp"
 #include "gguf/diagnose.hpp"
 #include "gguf/compare.hpp"
 #include "gguf/dequantize.hpp"

@@ -17,6 +17,7 @@
 #include "gguf/format/shards.hpp"
 #include "gguf/open.hpp"
 #include "gguf/platform/paths.hpp"
+#include "gguf/split_journal.hpp"
 
 /**
  * @file
@@ -196,17 +197,10 @@ inline result<std::vector<std::filesystem::path>> find_shards(const std::filesys
 inline result<model> open_model(const std::filesystem::path& path, const parse_options& opt = {}) {
   namespace fs = std::filesystem;
   // A set caught in a swap by a crash may be a mix of old and new shards: never read it as one model.
-  {
-    const std::string name = detail::path_utf8(path.filename());
-    const auto parts = parse_shard_name(name);
-    const fs::path journal = path.parent_path() / detail::utf8_path(split_journal_name(parts ? parts->prefix : name));
-    std::error_code ec;
-    if (fs::exists(fs::symlink_status(journal, ec))) {
-      return error{errc::pending_restore,
-                   "an interrupted gguf-split left this shard set half replaced: restore it "
-                   "first (gguf-split --restore)"}
-          .about_file(detail::path_utf8(journal.filename()));
-    }
+  if (const auto journal = pending_split_journal(path)) {
+    return error{errc::pending_restore,
+                 "an interrupted gguf-split left this shard set half replaced: restore it first (gguf-split --restore)"}
+        .about_file(detail::path_utf8(journal->filename()));
   }
   auto located = find_shards(path);
   if (!located) return located.error();

@@ -16,13 +16,13 @@
 #include <utility>
 #include <vector>
 
-#include "gguf/format/shards.hpp"
 #include "gguf/format/writer.hpp"
 #include "gguf/platform/file_identity.hpp"
 #include "gguf/platform/mapped_file.hpp"
 #include "gguf/platform/output_file.hpp"
 #include "gguf/platform/paths.hpp"
 #include "gguf/result.hpp"
+#include "gguf/split_journal.hpp"
 
 /**
  * @file
@@ -56,6 +56,13 @@ struct save_options : write_options {
   bool flush = true;
 };
 
+/** Where `save_in_place` keeps the old header of `path` while it overwrites it: `path` + ".gguf-backup". */
+inline std::filesystem::path in_place_backup_path(const std::filesystem::path& path) {
+  std::filesystem::path p = path;
+  p += ".gguf-backup";
+  return p;
+}
+
 /**
  * Why `target` may not be replaced now, if anything: a pending in-place backup of it, a journal of an
  * interrupted shard-set swap it belongs to, a directory in its place, or a file that is not a regular one
@@ -74,23 +81,17 @@ inline result<void> check_replaceable(const std::filesystem::path& target) {
   if (fs::exists(st) && !fs::is_regular_file(st)) {
     return error{errc::io_error, "the output is not a regular file (a device, a pipe): write it another way"};
   }
-  fs::path backup = target;
-  backup += ".gguf-backup";
+  const fs::path backup = in_place_backup_path(target);
   if (fs::exists(fs::symlink_status(backup, ec))) {
     return error{errc::pending_restore,
                  "an interrupted in-place edit left a backup of this file (restore it first: "
                  "gguf-edit --restore)"}
         .about_file(detail::path_utf8(backup.filename()));
   }
-  const std::string name = detail::path_utf8(target.filename());
-  if (const auto parts = parse_shard_name(name)) {
-    const fs::path journal = target.parent_path() / detail::utf8_path(split_journal_name(parts->prefix));
-    if (fs::exists(fs::symlink_status(journal, ec))) {
-      return error{errc::pending_restore,
-                   "an interrupted gguf-split left a journal for this shard set (restore "
-                   "it first: gguf-split --restore)"}
-          .about_file(detail::path_utf8(journal.filename()));
-    }
+  if (const auto journal = pending_split_journal(target)) {
+    return error{errc::pending_restore,
+                 "an interrupted gguf-split left a journal for this shard set (restore it first: gguf-split --restore)"}
+        .about_file(detail::path_utf8(journal->filename()));
   }
   return {};
 }
@@ -155,13 +156,6 @@ inline result<void> save(const writer& w, const std::filesystem::path& path, con
   auto staged = stage(w, path, opt);
   if (!staged) return staged.error();
   return staged->commit();
-}
-
-/** Where `save_in_place` keeps the old header of `path` while it overwrites it: `path` + ".gguf-backup". */
-inline std::filesystem::path in_place_backup_path(const std::filesystem::path& path) {
-  std::filesystem::path p = path;
-  p += ".gguf-backup";
-  return p;
 }
 
 namespace detail {

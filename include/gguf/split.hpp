@@ -17,6 +17,7 @@
 #include "gguf/platform/file_set_swap.hpp"
 #include "gguf/platform/paths.hpp"
 #include "gguf/save.hpp"
+#include "gguf/split_journal.hpp"
 
 /**
  * @file
@@ -69,11 +70,6 @@ inline std::vector<std::filesystem::path> shard_paths(const std::filesystem::pat
     out.push_back(detail::utf8_path(shard_name(p, static_cast<std::uint32_t>(k), static_cast<std::uint32_t>(n))));
   }
   return out;
-}
-
-/** The journal of the shard set named by `prefix`: `prefix` + ".gguf-split-journal" (`split_journal_name`). */
-inline std::filesystem::path split_journal_path(const std::filesystem::path& prefix) {
-  return detail::utf8_path(split_journal_name(detail::path_utf8(prefix)));
 }
 
 /**
@@ -253,13 +249,9 @@ enum class split_recovery : std::uint8_t {
  * @return what it did; `size_mismatch` for an unreadable journal; `io_error` when a rename fails
  */
 inline result<split_recovery> recover_split(const std::filesystem::path& prefix_or_shard) {
-  std::filesystem::path prefix = prefix_or_shard;
-  const std::string name = detail::path_utf8(prefix_or_shard.filename());
-  if (const auto parts = parse_shard_name(name))
-    prefix = prefix_or_shard.parent_path() / detail::utf8_path(parts->prefix);
-  const std::filesystem::path journal = split_journal_path(prefix);
-  if (!detail::exists_no_follow(journal)) return split_recovery::nothing;
-  auto r = recover_set_swap(journal);
+  const auto journal = pending_split_journal(prefix_or_shard);
+  if (!journal) return split_recovery::nothing;
+  auto r = recover_set_swap(*journal);
   if (!r) return r.error();
   return *r == swap_recovery::completed ? split_recovery::completed : split_recovery::rolled_back;
 }

@@ -360,6 +360,15 @@ class Scenario:
     def snap(self) -> dict:
         return snapshot(self.dir)
 
+    def interrupted(self, what, i, sig=signal.SIGKILL):
+        """From the old state, one run sent `sig` at a random instant in [0, T]: where (for messages),
+        the run, and the directory after it."""
+        self.reset()
+        delay = self.env.rng.uniform(0, self.T)
+        where = f"{self.label}, {what} #{i + 1} at {delay * 1e3:.1f} of {self.T * 1e3:.1f} ms: "
+        r = self.env.run_signalled(self.tool, self.args, delay, sig)
+        return where, r, self.snap()
+
     def measure(self, runs=3):
         """Runs the writer uninterrupted from the old state: its result is the new state; T is the median
         duration."""
@@ -467,12 +476,8 @@ def kill_single_file_writer(env, sc: Scenario, in_place=False) -> str:
     stats = collections.Counter()
     lapses = []
     for i in range(env.kills):
-        sc.reset()
-        delay = env.rng.uniform(0, sc.T)
-        where = f"{sc.label}, kill #{i + 1} at {delay * 1e3:.1f} of {sc.T * 1e3:.1f} ms: "
-        r = env.run_signalled(sc.tool, sc.args, delay)
+        where, r, snap = sc.interrupted("kill", i)
         expect(r.rc in (0, -signal.SIGKILL), lambda: f"{where}{r}")
-        snap = sc.snap()
         temps = temporaries(sc.dir, own)
         for name in snap:
             expect(name == target or (in_place and name == backup) or name in temps or
@@ -632,12 +637,8 @@ def kill_split_over_set(env, sc: Scenario) -> str:
     stats = collections.Counter()
     lapses = collections.defaultdict(list)
     for i in range(env.kills):
-        sc.reset()
-        delay = env.rng.uniform(0, sc.T)
-        where = f"{sc.label}, kill #{i + 1} at {delay * 1e3:.1f} of {sc.T * 1e3:.1f} ms: "
-        r = env.run_signalled(sc.tool, sc.args, delay)
+        where, r, snap = sc.interrupted("kill", i)
         expect(r.rc in (0, -signal.SIGKILL), lambda: f"{where}{r}")
-        snap = sc.snap()
         on_disk = shards_in(snap, sc.stem)
         has_journal = journal in snap
         if has_journal:
@@ -738,11 +739,7 @@ def signal_writers(env, sig, runs) -> str:
     stats = collections.Counter()
     for i in range(runs):
         sc = scenarios[i % len(scenarios)]
-        sc.reset()
-        delay = env.rng.uniform(0, sc.T)
-        where = f"{sc.label}, {name} #{i + 1} at {delay * 1e3:.1f} of {sc.T * 1e3:.1f} ms: "
-        r = env.run_signalled(sc.tool, sc.args, delay, sig)
-        snap = sc.snap()
+        where, r, snap = sc.interrupted(name, i, sig)
         if r.rc == 0:
             stats["finished"] += 1
             expect(snap == sc.new_snap, lambda: f"{where}exit 0 but {diff(snap, sc.new_snap)}")
