@@ -13,6 +13,7 @@ taken; baseline.cpp is compiled before each of them, so that it sees the same ma
 | read.cpp       | <gguf/open.hpp>: open a file, read a key and the tensor names |                                  |
 | umbrella.cpp   | <gguf/gguf.hpp>, the kernels from gguf::dispatch              | -DGGUF_RUNTIME_DISPATCH=1        |
 | dequantize.cpp | header-only dequantization of any type                       | -march=native                    |
+| tokenize.cpp   | <gguf/tokenizer.hpp>: build a tokenizer, encode and decode    |                                  |
 """
 import argparse
 import os
@@ -27,6 +28,7 @@ PROGRAMS = [
     ("read.cpp", "reading a file: `<gguf/open.hpp>`", []),
     ("umbrella.cpp", "the umbrella `<gguf/gguf.hpp>`, kernels from `gguf::dispatch`", ["-DGGUF_RUNTIME_DISPATCH=1"]),
     ("dequantize.cpp", "dequantizing header-only, `-march=native`", ["-march=native"]),
+    ("tokenize.cpp", "tokenizing: `<gguf/tokenizer.hpp>`", []),
 ]
 
 

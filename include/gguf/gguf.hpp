@@ -46,5 +46,6 @@
 #include "gguf/quantize_plan.hpp"
 #include "gguf/imatrix.hpp"
 #include "gguf/quantize_model.hpp"
+#include "gguf/tokenizer.hpp"
 
 #endif  // GGUF_GGUF_HPP

@@ -57,6 +57,7 @@ enum class errc : std::uint8_t {
   bad_shards,           ///< shards of a split model that do not make one model (missing, misnumbered, miscounted)
   bad_hparams,          ///< model hyperparameters that cannot be right (a per-layer array of the wrong length, 0 heads)
   pending_restore,      ///< an interrupted write left a backup or a journal: restore it before writing the file again
+  bad_vocabulary,       ///< tokenizer metadata that cannot make a tokenizer (arrays of other lengths, unknown tokens, ids out of range)
 };
 
 /**
@@ -96,6 +97,7 @@ constexpr const char* message(errc code) noexcept {
     case errc::bad_shards: return "the shards do not make one model";
     case errc::bad_hparams: return "the model's hyperparameters do not fit together";
     case errc::pending_restore: return "an interrupted write must be restored first";
+    case errc::bad_vocabulary: return "unusable tokenizer vocabulary";
   }
   return "unknown error";
 }

@@ -1,0 +1,243 @@
+#ifndef GGUF_TEXT_BPE_HPP
+#define GGUF_TEXT_BPE_HPP
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gguf/text/codepoints.hpp"
+#include "gguf/text/text_cache.hpp"
+#include "gguf/text/pretokenizer.hpp"
+#include "gguf/text/token_table.hpp"
+#include "gguf/text/unicode.hpp"
+#include "gguf/text/vocabulary.hpp"
+
+GGUF_BEGIN_NAMESPACE
+namespace text {
+
+/**
+ * llama.cpp's BPE tokenizer (`llm_tokenizer_bpe_session`): the text split into words by the
+ * pre-tokenizer, each word's bytes (GPT-2 byte-level encoded, or raw UTF-8 for SPM-style BPE) merged by
+ * rank, lowest first and leftmost among equals, and a piece that is no token spelt with byte tokens.
+ */
+class bpe_encoder {
+ public:
+  /** An encoder over `v`, which must outlive it. */
+  explicit bpe_encoder(const vocabulary& v) : v_(&v) {
+    for (unsigned b = 0; b < 256; ++b) {
+      // A byte whose character is no token: llama.cpp looks up each byte of the character's UTF-8.
+      std::string s;
+      if (v.byte_encode) {
+        append_utf8(s, byte_to_codepoint(static_cast<std::uint8_t>(b)));
+      } else {
+        s.assign(1, static_cast<char>(b));
+      }
+      fallback_[b].clear();
+      for (char c : s) {
+        const token_id id =
+            v.byte_encode ? v.tokens.find(std::string_view(&c, 1)) : v.byte_tokens[static_cast<unsigned char>(c)];
+        if (id != no_token) fallback_[b].push_back(id);
+      }
+    }
+  }
+
+  /** Per-call buffers: reuse one across calls to skip their allocation. */
+  struct scratch {
+    std::vector<char32_t> cpts;            ///< the fragment's code points
+    std::vector<pretokenized_word> words;  ///< word boundaries
+    std::string word;                      ///< one word's bytes
+    std::string mapped;                    ///< one word byte-level encoded
+    std::vector<std::int32_t> sym_id;      ///< per symbol of a word: its token, or -1
+    std::vector<std::int32_t> sym_next;    ///< the next symbol, -1 at the end, -2 when merged away
+    std::vector<std::int32_t> sym_prev;    ///< the symbol before, -1 at the start
+    std::vector<std::uint32_t> sym_begin;  ///< the symbol's first byte in the word
+    std::vector<std::uint32_t> sym_end;    ///< past its last byte
+    detail::word_cache cache;              ///< words seen in this call
+  };
+
+  /**
+   * Appends the ids of one raw-text fragment.
+   * @param text the fragment (any bytes)
+   * @param out  receives the ids
+   * @param s    buffers, reusable
+   * @param escape_spaces write spaces as U+2581 first when the vocabulary says so (false: done already)
+   */
+  void encode(std::string_view text, std::vector<token_id>& out, scratch& s, bool escape_spaces = true) const {
+    const vocabulary& v = *v_;
+    std::string escaped;
+    if (escape_spaces && v.escape_whitespaces) {
+      escaped.reserve(text.size());
+      for (char c : text) {
+        if (c == ' ') {
+          escaped += "\xE2\x96\x81";
+        } else {
+          escaped += c;
+        }
+      }
+      text = escaped;
+    }
+    s.cpts.clear();
+    decode_utf8(text, s.cpts);
+    s.words.clear();
+    split_words(v.pre, s.cpts, s.words);
+    for (const pretokenized_word& w : s.words) {
+      s.word.clear();
+      for (std::uint32_t i = w.begin; i < w.end; ++i) append_utf8(s.word, s.cpts[i]);
+      if (s.word.empty()) continue;
+      const std::uint64_t h = detail::hash_bytes(s.word.data(), s.word.size());
+      std::size_t n = 0;
+      if (const token_id* ids = s.cache.find(s.word, h, n)) {
+        out.insert(out.end(), ids, ids + n);
+        continue;
+      }
+      const std::size_t before = out.size();
+      encode_word(s.word, out, s);
+      s.cache.insert(s.word, h, out.data() + before, out.size() - before);
+    }
+  }
+
+ private:
+  // One word: its symbols (bytes, or UTF-8 characters without byte-level encoding) merged by rank.
+  void encode_word(std::string_view word, std::vector<token_id>& out, scratch& s) const {
+    const vocabulary& v = *v_;
+    if (v.byte_encode) {
+      s.mapped.clear();
+      for (char c : word) append_utf8(s.mapped, byte_to_codepoint(static_cast<std::uint8_t>(c)));
+    } else {
+      s.mapped.assign(word);
+    }
+    if (v.ignore_merges || (v.pre == pre_tokenizer::gemma4 && s.mapped.find_first_not_of('\n') == std::string::npos)) {
+      // a word that is a token is that token (gemma4: a run of newlines, as llama.cpp special-cases it)
+      const token_id whole = v.tokens.find(s.mapped);
+      if (whole != no_token) {
+        out.push_back(whole);
+        return;
+      }
+    }
+    // symbols
+    s.sym_id.clear(), s.sym_begin.clear(), s.sym_end.clear();
+    if (v.byte_encode) {
+      for (std::size_t i = 0; i < word.size(); ++i) {
+        const auto b = static_cast<unsigned char>(word[i]);
+        s.sym_id.push_back(v.byte_tokens[b]);
+        s.sym_begin.push_back(static_cast<std::uint32_t>(i));
+        s.sym_end.push_back(static_cast<std::uint32_t>(i + 1));
+      }
+    } else {
+      for (std::size_t i = 0; i < word.size();) {
+        std::size_t len = utf8_sequence_length(static_cast<unsigned char>(word[i]));
+        if (len > word.size() - i) len = word.size() - i;
+        s.sym_id.push_back(v.tokens.find(word.substr(i, len)));
+        s.sym_begin.push_back(static_cast<std::uint32_t>(i));
+        s.sym_end.push_back(static_cast<std::uint32_t>(i + len));
+        i += len;
+      }
+    }
+    const std::size_t n = s.sym_id.size();
+    s.sym_next.resize(n);
+    s.sym_prev.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      s.sym_next[i] = i + 1 < n ? static_cast<std::int32_t>(i + 1) : -1;
+      s.sym_prev[i] = static_cast<std::int32_t>(i) - 1;
+    }
+    // Merge the lowest rank, leftmost first: the order llama.cpp's queue pops (rank, then left index).
+    if (n <= 48) {
+      merge_by_scan(s);
+    } else {
+      merge_by_heap(s);
+    }
+    for (std::int32_t i = n ? 0 : -1; i >= 0; i = s.sym_next[static_cast<std::size_t>(i)]) {
+      const auto k = static_cast<std::size_t>(i);
+      if (s.sym_id[k] != no_token) {
+        out.push_back(s.sym_id[k]);
+        continue;
+      }
+      // Not a token: only an unmerged symbol (merges make tokens). Byte by byte, as llama.cpp.
+      for (std::uint32_t b = s.sym_begin[k]; b < s.sym_end[k]; ++b) {
+        const auto& f = fallback_[static_cast<unsigned char>(word[b])];
+        if (v.byte_encode) {
+          out.insert(out.end(), f.begin(), f.end());
+        } else {
+          const token_id id = v.byte_tokens[static_cast<unsigned char>(word[b])];
+          if (id != no_token) out.push_back(id);
+        }
+      }
+    }
+  }
+
+  // A short word: a scan per merge beats a heap.
+  void merge_by_scan(scratch& s) const noexcept {
+    const vocabulary& v = *v_;
+    for (;;) {
+      std::int32_t best = -1;
+      merge_table::merge best_m;
+      for (std::int32_t i = 0; s.sym_next[static_cast<std::size_t>(i)] >= 0;
+           i = s.sym_next[static_cast<std::size_t>(i)]) {
+        const auto m = v.merges.find(s.sym_id[static_cast<std::size_t>(i)],
+                                     s.sym_id[static_cast<std::size_t>(s.sym_next[static_cast<std::size_t>(i)])]);
+        if (m.rank >= 0 && (best < 0 || m.rank < best_m.rank)) best = i, best_m = m;
+      }
+      if (best < 0) return;
+      join(s, static_cast<std::size_t>(best), best_m.result);
+    }
+  }
+
+  // A long word (a run of spaces, a hash): a heap of candidate pairs, each checked still current when
+  // popped, as llama.cpp's queue does.
+  struct candidate {
+    std::int32_t rank, left, right;
+    token_id left_id, right_id, result;
+    // std::push_heap keeps the greatest on top: the greatest here is the lowest rank, then leftmost.
+    bool operator<(const candidate& o) const noexcept { return rank != o.rank ? rank > o.rank : left > o.left; }
+  };
+  void merge_by_heap(scratch& s) const {
+    const vocabulary& v = *v_;
+    std::vector<candidate> heap;
+    const auto push = [&](std::int32_t l, std::int32_t r) {
+      if (l < 0 || r < 0) return;
+      const token_id a = s.sym_id[static_cast<std::size_t>(l)], b = s.sym_id[static_cast<std::size_t>(r)];
+      const auto m = v.merges.find(a, b);
+      if (m.rank < 0) return;
+      heap.push_back({m.rank, l, r, a, b, m.result});
+      std::push_heap(heap.begin(), heap.end());
+    };
+    for (std::int32_t i = 0; s.sym_next[static_cast<std::size_t>(i)] >= 0;
+         i = s.sym_next[static_cast<std::size_t>(i)]) {
+      push(i, s.sym_next[static_cast<std::size_t>(i)]);
+    }
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end());
+      const candidate c = heap.back();
+      heap.pop_back();
+      const auto l = static_cast<std::size_t>(c.left);
+      if (s.sym_next[l] != c.right || s.sym_id[l] != c.left_id ||
+          s.sym_id[static_cast<std::size_t>(c.right)] != c.right_id) {
+        continue;  // one of the two was merged since
+      }
+      join(s, l, c.result);
+      push(s.sym_prev[l], c.left);
+      push(c.left, s.sym_next[l]);
+    }
+  }
+
+  // Symbol l absorbs the one after it, becoming token `result`.
+  static void join(scratch& s, std::size_t l, token_id result) noexcept {
+    const auto r = static_cast<std::size_t>(s.sym_next[l]);
+    s.sym_id[l] = result;
+    s.sym_end[l] = s.sym_end[r];
+    s.sym_next[l] = s.sym_next[r];
+    s.sym_id[r] = no_token;
+    s.sym_next[r] = -2;  // gone
+    if (s.sym_next[l] >= 0) s.sym_prev[static_cast<std::size_t>(s.sym_next[l])] = static_cast<std::int32_t>(l);
+  }
+
+  const vocabulary* v_;
+  std::vector<token_id> fallback_[256];
+};
+
+}  // namespace text
+GGUF_END_NAMESPACE
+
+#endif  // GGUF_TEXT_BPE_HPP

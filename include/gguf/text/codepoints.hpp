@@ -1,0 +1,125 @@
+#ifndef GGUF_TEXT_CODEPOINTS_HPP
+#define GGUF_TEXT_CODEPOINTS_HPP
+
+/**
+ * @file
+ * UTF-8 exactly as llama.cpp reads and writes it (src/unicode.cpp), which is more lenient than RFC 3629:
+ * token ids depend on the code points a text decodes to, so ill-formed input must decode the same way.
+ *
+ * What llama.cpp's decoder accepts: a lead byte's high bits choose the length (0xxxxxxx: 1, 110xxxxx:
+ * 2, 1110xxxx: 3, 11110xxx: 4) and the following bytes must be 10xxxxxx; nothing else is checked.
+ * Overlong forms (C0 80 is U+0000), surrogates (ED A0 80 is U+D800) and values above U+10FFFF
+ * (F4 90 80 80 is 0x110000, up to F7 BF BF BF, 0x1FFFFF) all decode. Anything else (a continuation
+ * byte first, F8..FF, a missing or wrong continuation byte, a sequence cut off by the end of the text)
+ * gives U+FFFD for the lead byte alone, and decoding resumes at the next byte: a cut-off E2 82 gives two
+ * U+FFFD, not one as RFC 3629's "maximal subpart" would.
+ */
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gguf/version.hpp"
+
+GGUF_BEGIN_NAMESPACE
+namespace text {
+
+/// U+FFFD REPLACEMENT CHARACTER: what llama.cpp decodes an invalid byte to.
+inline constexpr char32_t replacement_character = 0xFFFD;
+
+/** One step of llama.cpp's decoder: the code point it pushes and how many bytes it advances. */
+struct utf8_decoded {
+  char32_t codepoint;    ///< the decoded value (up to 0x1FFFFF), or U+FFFD for an invalid byte
+  std::uint32_t length;  ///< bytes consumed, 1 to 4; an invalid byte consumes 1 (a valid U+FFFD takes 3)
+};
+
+/**
+ * The step llama.cpp's `unicode_cpts_from_utf8` takes at p[0..n), n > 0 the bytes left: the result of
+ * `unicode_cpt_from_utf8`, or, where that throws, U+FFFD and one byte.
+ */
+constexpr utf8_decoded decode_utf8_at(const unsigned char* p, std::size_t n) noexcept {
+  const std::uint32_t b0 = p[0];
+  const auto cont = [&](std::size_t i) { return (p[i] & 0xC0u) == 0x80u; };
+  if (b0 < 0x80) return {b0, 1};
+  if ((b0 & 0x40) == 0) return {replacement_character, 1};  // a continuation byte cannot start
+  if ((b0 & 0x20) == 0) {
+    if (n < 2 || !cont(1)) return {replacement_character, 1};
+    return {((b0 & 0x1Fu) << 6) | (p[1] & 0x3Fu), 2};
+  }
+  if ((b0 & 0x10) == 0) {
+    if (n < 3 || !cont(1) || !cont(2)) return {replacement_character, 1};
+    return {((b0 & 0x0Fu) << 12) | ((p[1] & 0x3Fu) << 6) | (p[2] & 0x3Fu), 3};
+  }
+  if ((b0 & 0x08) == 0) {
+    if (n < 4 || !cont(1) || !cont(2) || !cont(3)) return {replacement_character, 1};
+    return {((b0 & 0x07u) << 18) | ((p[1] & 0x3Fu) << 12) | ((p[2] & 0x3Fu) << 6) | (p[3] & 0x3Fu), 4};
+  }
+  return {replacement_character, 1};  // F8..FF start nothing
+}
+
+/**
+ * Appends the code points of `text` to `out`, as llama.cpp's `unicode_cpts_from_utf8` returns them
+ * (see the file comment for invalid input). Throws only what a vector's growth throws.
+ */
+inline void decode_utf8(std::string_view text, std::vector<char32_t>& out) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  const std::size_t base = out.size();
+  out.resize(base + n);  // never more code points than bytes: write through a pointer, trim after
+  char32_t* w = out.data() + base;
+  std::size_t i = 0;
+  while (i < n) {
+    if (p[i] < 0x80) {  // ASCII, most text of most tokenizers
+      *w++ = p[i++];
+      continue;
+    }
+    const utf8_decoded d = decode_utf8_at(p + i, n - i);
+    *w++ = d.codepoint;
+    i += d.length;
+  }
+  out.resize(static_cast<std::size_t>(w - out.data()));
+}
+
+/**
+ * Appends the UTF-8 of `cp` to `out`, as llama.cpp's `unicode_cpt_to_utf8`: any value up to U+10FFFF,
+ * surrogates included (ED A0 80 for U+D800). Above U+10FFFF, where llama.cpp throws
+ * std::invalid_argument("invalid codepoint"), it appends nothing and returns false; such values come
+ * from decoding F4 90.. to F7 BF BF BF, so a caller copying llama.cpp must decide what its throw means.
+ */
+inline bool append_utf8(std::string& out, char32_t cp) {
+  const auto byte = [](std::uint32_t v) { return static_cast<char>(static_cast<unsigned char>(v)); };
+  const std::uint32_t c = cp;
+  if (c <= 0x7F) {
+    out.push_back(byte(c));
+  } else if (c <= 0x7FF) {
+    const char s[2] = {byte(0xC0 | (c >> 6)), byte(0x80 | (c & 0x3F))};
+    out.append(s, 2);
+  } else if (c <= 0xFFFF) {
+    const char s[3] = {byte(0xE0 | (c >> 12)), byte(0x80 | ((c >> 6) & 0x3F)), byte(0x80 | (c & 0x3F))};
+    out.append(s, 3);
+  } else if (c <= 0x10FFFF) {
+    const char s[4] = {byte(0xF0 | (c >> 18)), byte(0x80 | ((c >> 12) & 0x3F)), byte(0x80 | ((c >> 6) & 0x3F)),
+                       byte(0x80 | (c & 0x3F))};
+    out.append(s, 4);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+/**
+ * The length of the sequence a byte starts, from its high four bits alone, as llama.cpp's
+ * `unicode_len_utf8`: 1 for 00..BF (continuation bytes too), 2 for C0..DF, 3 for E0..EF, 4 for F0..FF.
+ * It does not validate: callers (such as the SPM tokenizer) use it to step through text.
+ */
+constexpr std::size_t utf8_sequence_length(unsigned char lead) noexcept {
+  constexpr std::uint8_t lengths[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 3, 4};
+  return lengths[lead >> 4];
+}
+
+}  // namespace text
+GGUF_END_NAMESPACE
+
+#endif  // GGUF_TEXT_CODEPOINTS_HPP

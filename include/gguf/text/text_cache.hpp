@@ -1,0 +1,73 @@
+#ifndef GGUF_TEXT_TEXT_CACHE_HPP
+#define GGUF_TEXT_TEXT_CACHE_HPP
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gguf/text/token_table.hpp"
+
+GGUF_BEGIN_NAMESPACE
+namespace text::detail {
+
+/**
+ * Words already encoded in one call: text is split into the same words again and again ("the", " of"),
+ * and a word's ids depend on its bytes alone. Open addressing over a byte pool and an id pool.
+ */
+class word_cache {
+ public:
+  /// The ids of `word`, or nullptr; `count` receives their number.
+  const token_id* find(std::string_view word, std::uint64_t h, std::size_t& count) const noexcept {
+    if (slots_.empty()) return nullptr;
+    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+      const slot& s = slots_[i];
+      if (s.ids_count == 0) return nullptr;
+      if (s.hash == h && std::string_view(bytes_.data() + s.bytes_at, s.bytes_count) == word) {
+        count = s.ids_count;
+        return ids_.data() + s.ids_at;
+      }
+    }
+  }
+  /// Remembers the ids of `word` (at least one id).
+  void insert(std::string_view word, std::uint64_t h, const token_id* ids, std::size_t count) {
+    if (count == 0 || word.size() > 256) return;  // long words rarely repeat
+    if (2 * (used_ + 1) > slots_.size()) grow();
+    const slot s{h, static_cast<std::uint32_t>(bytes_.size()), static_cast<std::uint32_t>(word.size()),
+                 static_cast<std::uint32_t>(ids_.size()), static_cast<std::uint32_t>(count)};
+    bytes_.append(word);
+    ids_.insert(ids_.end(), ids, ids + count);
+    place(s);
+    ++used_;
+  }
+
+ private:
+  struct slot {
+    std::uint64_t hash = 0;
+    std::uint32_t bytes_at = 0, bytes_count = 0, ids_at = 0, ids_count = 0;
+  };
+  void place(const slot& s) noexcept {
+    for (std::size_t i = s.hash & mask_;; i = (i + 1) & mask_) {
+      if (slots_[i].ids_count == 0) {
+        slots_[i] = s;
+        return;
+      }
+    }
+  }
+  void grow() {
+    std::vector<slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 1024 : old.size() * 2, slot{});
+    mask_ = slots_.size() - 1;
+    for (const slot& s : old)
+      if (s.ids_count) place(s);
+  }
+  std::vector<slot> slots_;
+  std::size_t mask_ = 0, used_ = 0;
+  std::string bytes_;
+  std::vector<token_id> ids_;
+};
+
+}  // namespace text::detail
+GGUF_END_NAMESPACE
+
+#endif  // GGUF_TEXT_TEXT_CACHE_HPP

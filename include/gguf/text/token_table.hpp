@@ -1,0 +1,321 @@
+#ifndef GGUF_TEXT_TOKEN_TABLE_HPP
+#define GGUF_TEXT_TOKEN_TABLE_HPP
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "gguf/version.hpp"
+
+GGUF_BEGIN_NAMESPACE
+namespace text {
+
+/// A token id, as llama.cpp's `llama_token`.
+using token_id = std::int32_t;
+/// No token (llama.cpp's `LLAMA_TOKEN_NULL`).
+inline constexpr token_id no_token = -1;
+
+namespace detail {
+
+// Unaligned loads of a string's bytes.
+inline std::uint64_t load64(const char* q) noexcept {
+  std::uint64_t w;
+  std::memcpy(&w, q, 8);
+  return w;
+}
+inline std::uint32_t load32(const char* q) noexcept {
+  std::uint32_t w;
+  std::memcpy(&w, q, 4);
+  return w;
+}
+
+/** A fast 64-bit hash of a byte string (8 bytes a step); the tables below need speed, not secrecy. */
+inline std::uint64_t hash_bytes(const char* p, std::size_t n, std::uint64_t seed = 0x9E3779B97F4A7C15ull) noexcept {
+  constexpr std::uint64_t m = 0xBF58476D1CE4E5B9ull;
+  std::uint64_t h = seed ^ (n * m);
+  if (n >= 8) {
+    const char* const last = p + n - 8;
+    for (; p < last; p += 8) {
+      h = (h ^ load64(p)) * m;
+      h ^= h >> 29;
+    }
+    h = (h ^ load64(last)) * m;  // the last 8 bytes, overlapping the words before when n % 8 != 0
+  } else if (n >= 4) {
+    h = (h ^ (std::uint64_t{load32(p)} | (std::uint64_t{load32(p + n - 4)} << 32))) * m;
+  } else if (n > 0) {
+    const auto b = [&](std::size_t i) { return std::uint64_t{static_cast<unsigned char>(p[i])}; };
+    h = (h ^ (b(0) | (b(n / 2) << 8) | (b(n - 1) << 16))) * m;
+  }
+  h ^= h >> 32;
+  h *= 0x94D049BB133111EBull;
+  return h ^ (h >> 29);
+}
+
+/** True when the `n` bytes at `a` and `b` are equal: short keys compared with a few loads, not a call. */
+inline bool equal_bytes(const char* a, const char* b, std::size_t n) noexcept {
+  if (n >= 8) {
+    if (n > 16) return std::memcmp(a, b, n) == 0;
+    return load64(a) == load64(b) && load64(a + n - 8) == load64(b + n - 8);
+  }
+  if (n >= 4) return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
+/// True when two byte strings are equal (`equal_bytes` after the sizes).
+inline bool same_text(std::string_view a, std::string_view b) noexcept {
+  return a.size() == b.size() && equal_bytes(a.data(), b.data(), a.size());
+}
+
+/// Slots for `n` keys: a load factor of at most 0.7 (linear probing stays short; the tables stay small,
+/// and a large vocabulary's build is bound by the memory it touches).
+inline std::size_t table_capacity(std::size_t n) noexcept { return n + n * 3 / 7 + 16; }
+
+/// The home slot of hash `h` in a table of `size` slots (the high half of h * size: no division).
+inline std::size_t home_slot(std::uint64_t h, std::size_t size) noexcept {
+#if defined(__SIZEOF_INT128__)
+  __extension__ using u128 = unsigned __int128;
+  return static_cast<std::size_t>((static_cast<u128>(h) * size) >> 64);
+#else
+  const std::uint64_t s = size, lo = (h & 0xFFFFFFFFu) * s, hi = (h >> 32) * s;
+  return static_cast<std::size_t>((hi + (lo >> 32)) >> 32);  // size < 2^32: the high half of h * size
+#endif
+}
+
+}  // namespace detail
+
+/**
+ * Every token's text in one buffer, with an open-addressing index from text to id. Building copies the
+ * texts once (so the table never points into a file that may be closed) and allocates three arrays.
+ */
+class token_table {
+ public:
+  /** An empty table. */
+  token_table() = default;
+
+  /**
+   * Reserves room for `n` tokens of `bytes` bytes in all.
+   * @param n     the number of tokens
+   * @param bytes the sum of their lengths
+   */
+  void reserve(std::size_t n, std::size_t bytes) {
+    text_.reset(new char[bytes ? bytes : 1]);
+    capacity_bytes_ = bytes;
+    offsets_.assign(1, 0);
+    offsets_.reserve(n + 1);
+    slots_.assign(detail::table_capacity(n), slot{});
+  }
+
+  /**
+   * Appends the next token (its id is the number appended before it) and indexes it.
+   * @param s the token's text; `reserve` counted its bytes
+   * @return `no_token` when it was new, else the id of the earlier token with the same text (this one is
+   *         still appended, and lookups find the earlier one)
+   */
+  token_id push_back(std::string_view s) noexcept {
+    const std::uint32_t at = offsets_.back();
+    if (!s.empty()) std::memcpy(text_.get() + at, s.data(), s.size());
+    offsets_.push_back(at + static_cast<std::uint32_t>(s.size()));
+    const auto id = static_cast<token_id>(offsets_.size() - 2);
+    const std::uint64_t h = detail::hash_bytes(s.data(), s.size());
+    const auto tag = static_cast<std::uint32_t>(h >> 32);
+    for (std::size_t i = detail::home_slot(h, slots_.size());; i = i + 1 == slots_.size() ? 0 : i + 1) {
+      slot& e = slots_[i];
+      if (e.id_plus_1 == 0) {
+        e = {tag, static_cast<std::uint32_t>(id) + 1};
+        return no_token;
+      }
+      if (e.tag == tag && detail::same_text(text(static_cast<token_id>(e.id_plus_1 - 1)), s))
+        return static_cast<token_id>(e.id_plus_1 - 1);
+    }
+  }
+
+  /** The number of tokens. */
+  std::size_t size() const noexcept { return offsets_.empty() ? 0 : offsets_.size() - 1; }
+
+  /** The text of token `id` (`0 <= id < size()`), a view into the table. */
+  std::string_view text(token_id id) const noexcept {
+    const auto i = static_cast<std::size_t>(id);
+    return {text_.get() + offsets_[i], offsets_[i + 1] - offsets_[i]};
+  }
+
+  /**
+   * The id of the token whose text is `s`.
+   * @return the id, or `no_token`
+   */
+  token_id find(std::string_view s) const noexcept { return find(s, detail::hash_bytes(s.data(), s.size())); }
+
+  /** `find` with the hash already computed (`detail::hash_bytes(s)`). */
+  token_id find(std::string_view s, std::uint64_t h) const noexcept {
+    if (slots_.empty()) return no_token;
+    const auto tag = static_cast<std::uint32_t>(h >> 32);
+    for (std::size_t i = detail::home_slot(h, slots_.size());; i = i + 1 == slots_.size() ? 0 : i + 1) {
+      const slot& e = slots_[i];
+      if (e.id_plus_1 == 0) return no_token;
+      if (e.tag == tag) {
+        const auto id = static_cast<token_id>(e.id_plus_1 - 1);
+        if (detail::same_text(text(id), s)) return id;
+      }
+    }
+  }
+
+  /** `find` of the text `a` followed by `b`, with `h` the hash of the two joined, without joining them. */
+  token_id find_joined(std::string_view a, std::string_view b, std::uint64_t h) const noexcept {
+    if (slots_.empty()) return no_token;
+    const auto tag = static_cast<std::uint32_t>(h >> 32);
+    for (std::size_t i = detail::home_slot(h, slots_.size());; i = i + 1 == slots_.size() ? 0 : i + 1) {
+      const slot& e = slots_[i];
+      if (e.id_plus_1 == 0) return no_token;
+      if (e.tag == tag) {
+        const auto id = static_cast<token_id>(e.id_plus_1 - 1);
+        const std::string_view t = text(id);
+        if (t.size() == a.size() + b.size() && detail::equal_bytes(t.data(), a.data(), a.size()) &&
+            detail::equal_bytes(t.data() + a.size(), b.data(), b.size())) {
+          return id;
+        }
+      }
+    }
+  }
+
+  /**
+   * Appends tokens as `push_back` does, all at once: hashed first, then indexed with the slots fetched
+   * some tokens ahead (the inserts of a large vocabulary are cache misses, overlapped this way).
+   * @param for_each called with a function to call with each token's text, in id order; `reserve`
+   *                 counted them
+   * @return the id of the first token whose text repeats an earlier one's, or `no_token`
+   */
+  template <class ForEach>
+  token_id append_all(ForEach&& for_each) {
+    std::vector<std::uint64_t> hashes;
+    hashes.reserve(offsets_.capacity());
+    for_each([&](std::string_view s) {
+      const std::uint32_t at = offsets_.back();
+      if (!s.empty()) std::memcpy(text_.get() + at, s.data(), s.size());
+      offsets_.push_back(at + static_cast<std::uint32_t>(s.size()));
+      hashes.push_back(detail::hash_bytes(s.data(), s.size()));
+    });
+    constexpr std::size_t ahead = 16;
+    for (std::size_t i = 0; i < hashes.size(); ++i) {
+      if (i + ahead < hashes.size())
+        __builtin_prefetch(&slots_[detail::home_slot(hashes[i + ahead], slots_.size())], 1);
+      const std::uint64_t h = hashes[i];
+      const auto tag = static_cast<std::uint32_t>(h >> 32);
+      const auto id = static_cast<token_id>(i);
+      const std::string_view s = text(id);
+      for (std::size_t k = detail::home_slot(h, slots_.size());; k = k + 1 == slots_.size() ? 0 : k + 1) {
+        slot& e = slots_[k];
+        if (e.id_plus_1 == 0) {
+          e = {tag, static_cast<std::uint32_t>(id) + 1};
+          break;
+        }
+        if (e.tag == tag && detail::same_text(text(static_cast<token_id>(e.id_plus_1 - 1)), s)) return id;
+      }
+    }
+    return no_token;
+  }
+
+  /** Asks the CPU to bring in the index slot a lookup of hash `h` reads first (bulk lookups overlap their misses). */
+  void prefetch(std::uint64_t h) const noexcept {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[detail::home_slot(h, slots_.size())]);
+  }
+  /** After `prefetch(h)`: brings in the text of the token in that slot, when its tag matches. */
+  void prefetch_text(std::uint64_t h) const noexcept {
+    if (slots_.empty()) return;
+    const slot& e = slots_[detail::home_slot(h, slots_.size())];
+    if (e.id_plus_1 != 0 && e.tag == static_cast<std::uint32_t>(h >> 32)) {
+      __builtin_prefetch(text_.get() + offsets_[e.id_plus_1 - 1]);
+    }
+  }
+
+  /** The bytes the table holds (texts, offsets and index). */
+  std::size_t memory_bytes() const noexcept {
+    return capacity_bytes_ + offsets_.capacity() * sizeof(std::uint32_t) + slots_.capacity() * sizeof(slot);
+  }
+
+ private:
+  struct slot {
+    std::uint32_t tag = 0;        // the hash's high half: most mismatches end without comparing text
+    std::uint32_t id_plus_1 = 0;  // 0: empty
+  };
+  std::unique_ptr<char[]> text_;
+  std::size_t capacity_bytes_ = 0;
+  std::vector<std::uint32_t> offsets_;
+  std::vector<slot> slots_;
+};
+
+/**
+ * The BPE merges as a map from a pair of token ids to the merge's rank and the token it makes. llama.cpp
+ * keys its map by the two texts; every merge of a valid vocabulary names tokens, so ids say the same.
+ */
+class merge_table {
+ public:
+  /** A merge: its rank (its index in `tokenizer.ggml.merges`) and the id of the joined token. */
+  struct merge {
+    std::int32_t rank = -1;      ///< lower merges first; -1: no merge
+    token_id result = no_token;  ///< the token of the two texts joined
+  };
+
+  /** Room for `n` merges. */
+  void reserve(std::size_t n) { slots_.assign(detail::table_capacity(n), slot{}); }
+
+  /**
+   * Adds a merge unless the pair has one already (the first rank wins, as in llama.cpp).
+   * @return true when it was added
+   */
+  bool insert(token_id left, token_id right, merge m) noexcept {
+    const std::uint64_t k = key(left, right);
+    for (std::size_t i = detail::home_slot(hash(k), slots_.size());; i = i + 1 == slots_.size() ? 0 : i + 1) {
+      slot& e = slots_[i];
+      if (e.m.rank < 0) {
+        e = {k, m};
+        ++size_;
+        return true;
+      }
+      if (e.key == k) return false;
+    }
+  }
+
+  /** Asks the CPU to bring in the slot an insert or lookup of this pair reads first. */
+  void prefetch(token_id left, token_id right) const noexcept {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[detail::home_slot(hash(key(left, right)), slots_.size())]);
+  }
+
+  /** The merge of `left` then `right`, or a merge with rank -1. */
+  merge find(token_id left, token_id right) const noexcept {
+    if (slots_.empty() || left < 0 || right < 0) return {};
+    const std::uint64_t k = key(left, right);
+    for (std::size_t i = detail::home_slot(hash(k), slots_.size());; i = i + 1 == slots_.size() ? 0 : i + 1) {
+      const slot& e = slots_[i];
+      if (e.m.rank < 0) return {};
+      if (e.key == k) return e.m;
+    }
+  }
+
+  /** The number of merges. */
+  std::size_t size() const noexcept { return size_; }
+
+ private:
+  struct slot {
+    std::uint64_t key = 0;
+    merge m;
+  };
+  static std::uint64_t key(token_id l, token_id r) noexcept {
+    return (std::uint64_t{static_cast<std::uint32_t>(l)} << 32) | static_cast<std::uint32_t>(r);
+  }
+  static std::uint64_t hash(std::uint64_t k) noexcept {
+    k ^= k >> 31;
+    k *= 0x7FB5D329728EA185ull;
+    return k ^ (k >> 27);
+  }
+  std::vector<slot> slots_;
+  std::size_t size_ = 0;
+};
+
+}  // namespace text
+GGUF_END_NAMESPACE
+
+#endif  // GGUF_TEXT_TOKEN_TABLE_HPP
