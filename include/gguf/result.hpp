@@ -57,7 +57,7 @@ enum class errc : std::uint8_t {
   bad_shards,           ///< shards of a split model that do not make one model (missing, misnumbered, miscounted)
   bad_hparams,          ///< model hyperparameters that cannot be right (a per-layer array of the wrong length, 0 heads)
   pending_restore,      ///< an interrupted write left a backup or a journal: restore it before writing the file again
-  bad_vocabulary,       ///< tokenizer metadata that cannot make a tokenizer (arrays of other lengths, unknown tokens, ids out of range)
+  bad_vocabulary,       ///< tokenizer metadata no tokenizer can use (short arrays, ids out of range)
 };
 
 /**
