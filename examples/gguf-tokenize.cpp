@@ -125,8 +125,8 @@ int main(int argc, char** argv) {
     if (!text) {
       for (const gguf::token_id id : ids) {
         if (id < 0 || static_cast<std::size_t>(id) >= tok->n_vocab()) {
-          return cli::fail("%s: token id %d is outside the vocabulary (0 to %zu)", path.c_str(), static_cast<int>(id),
-                           tok->n_vocab() - 1);
+          return cli::fail("%s: token id %d is outside the vocabulary (0 to %llu)", path.c_str(), static_cast<int>(id),
+                           static_cast<unsigned long long>(tok->n_vocab() - 1));
         }
       }
       return cli::fail("%s: %s", path.c_str(), gguf::to_string(text.error()).c_str());

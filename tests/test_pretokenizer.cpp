@@ -474,6 +474,13 @@ TEST_CASE("an empty text has no words") {
 }
 
 TEST_CASE("every pre-tokenizer splits as llama.cpp's std::regex procedure") {
+  if constexpr (sizeof(wchar_t) < 4) {
+    // The reference runs std::wregex on wchar_t code points as llama.cpp does; a 16-bit wchar_t
+    // (Windows) cuts the code points above U+FFFF, where llama.cpp on Linux, and this library
+    // everywhere, keep them: no reference here (the Linux and ARM64 builds run this case).
+    MESSAGE("skipped: wchar_t has 16 bits on this platform");
+    return;
+  }
   std::mt19937 rng(20240607);
   for (std::size_t t = 0; t < gguf::text::pre_tokenizer_count; ++t) {
     const auto type = static_cast<pre_tokenizer>(t);

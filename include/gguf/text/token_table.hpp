@@ -107,7 +107,9 @@ class token_table {
     capacity_bytes_ = bytes;
     offsets_.assign(1, 0);
     offsets_.reserve(n + 1);
-    slots_.assign(detail::table_capacity(n), slot{});
+    slots_.assign(detail::table_capacity(n), 0);
+    id_bits_ = 16;
+    while (id_bits_ < 31 && (std::uint64_t{1} << id_bits_) <= n + 1) ++id_bits_;
   }
 
   /**
@@ -122,15 +124,14 @@ class token_table {
     offsets_.push_back(at + static_cast<std::uint32_t>(s.size()));
     const auto id = static_cast<token_id>(offsets_.size() - 2);
     const std::uint64_t h = detail::hash_bytes(s.data(), s.size());
-    const auto tag = static_cast<std::uint32_t>(h >> 32);
+    const std::uint32_t tag = tag_of(h);
     for (std::size_t i = detail::home_slot(h, slots_.size());; i = i + 1 == slots_.size() ? 0 : i + 1) {
-      slot& e = slots_[i];
-      if (e.id_plus_1 == 0) {
-        e = {tag, static_cast<std::uint32_t>(id) + 1};
+      std::uint32_t& e = slots_[i];
+      if (e == 0) {
+        e = tag | (static_cast<std::uint32_t>(id) + 1);
         return no_token;
       }
-      if (e.tag == tag && detail::same_text(text(static_cast<token_id>(e.id_plus_1 - 1)), s))
-        return static_cast<token_id>(e.id_plus_1 - 1);
+      if ((e & ~id_mask()) == tag && detail::same_text(text(id_of(e)), s)) return id_of(e);
     }
   }
 
@@ -152,26 +153,23 @@ class token_table {
   /** `find` with the hash already computed (`detail::hash_bytes(s)`). */
   token_id find(std::string_view s, std::uint64_t h) const noexcept {
     if (slots_.empty()) return no_token;
-    const auto tag = static_cast<std::uint32_t>(h >> 32);
+    const std::uint32_t tag = tag_of(h);
     for (std::size_t i = detail::home_slot(h, slots_.size());; i = i + 1 == slots_.size() ? 0 : i + 1) {
-      const slot& e = slots_[i];
-      if (e.id_plus_1 == 0) return no_token;
-      if (e.tag == tag) {
-        const auto id = static_cast<token_id>(e.id_plus_1 - 1);
-        if (detail::same_text(text(id), s)) return id;
-      }
+      const std::uint32_t e = slots_[i];
+      if (e == 0) return no_token;
+      if ((e & ~id_mask()) == tag && detail::same_text(text(id_of(e)), s)) return id_of(e);
     }
   }
 
   /** `find` of the text `a` followed by `b`, with `h` the hash of the two joined, without joining them. */
   token_id find_joined(std::string_view a, std::string_view b, std::uint64_t h) const noexcept {
     if (slots_.empty()) return no_token;
-    const auto tag = static_cast<std::uint32_t>(h >> 32);
+    const std::uint32_t tag = tag_of(h);
     for (std::size_t i = detail::home_slot(h, slots_.size());; i = i + 1 == slots_.size() ? 0 : i + 1) {
-      const slot& e = slots_[i];
-      if (e.id_plus_1 == 0) return no_token;
-      if (e.tag == tag) {
-        const auto id = static_cast<token_id>(e.id_plus_1 - 1);
+      const std::uint32_t e = slots_[i];
+      if (e == 0) return no_token;
+      if ((e & ~id_mask()) == tag) {
+        const token_id id = id_of(e);
         const std::string_view t = text(id);
         if (t.size() == a.size() + b.size() && detail::equal_bytes(t.data(), a.data(), a.size()) &&
             detail::equal_bytes(t.data() + a.size(), b.data(), b.size())) {
@@ -203,16 +201,16 @@ class token_table {
       if (i + ahead < hashes.size())
         __builtin_prefetch(&slots_[detail::home_slot(hashes[i + ahead], slots_.size())], 1);
       const std::uint64_t h = hashes[i];
-      const auto tag = static_cast<std::uint32_t>(h >> 32);
+      const std::uint32_t tag = tag_of(h);
       const auto id = static_cast<token_id>(i);
       const std::string_view s = text(id);
       for (std::size_t k = detail::home_slot(h, slots_.size());; k = k + 1 == slots_.size() ? 0 : k + 1) {
-        slot& e = slots_[k];
-        if (e.id_plus_1 == 0) {
-          e = {tag, static_cast<std::uint32_t>(id) + 1};
+        std::uint32_t& e = slots_[k];
+        if (e == 0) {
+          e = tag | (static_cast<std::uint32_t>(id) + 1);
           break;
         }
-        if (e.tag == tag && detail::same_text(text(static_cast<token_id>(e.id_plus_1 - 1)), s)) return id;
+        if ((e & ~id_mask()) == tag && detail::same_text(text(id_of(e)), s)) return id;
       }
     }
     return no_token;
@@ -225,26 +223,28 @@ class token_table {
   /** After `prefetch(h)`: brings in the text of the token in that slot, when its tag matches. */
   void prefetch_text(std::uint64_t h) const noexcept {
     if (slots_.empty()) return;
-    const slot& e = slots_[detail::home_slot(h, slots_.size())];
-    if (e.id_plus_1 != 0 && e.tag == static_cast<std::uint32_t>(h >> 32)) {
-      __builtin_prefetch(text_.get() + offsets_[e.id_plus_1 - 1]);
-    }
+    const std::uint32_t e = slots_[detail::home_slot(h, slots_.size())];
+    if (e != 0 && (e & ~id_mask()) == tag_of(h))
+      __builtin_prefetch(text_.get() + offsets_[static_cast<std::size_t>(id_of(e))]);
   }
 
   /** The bytes the table holds (texts, offsets and index). */
   std::size_t memory_bytes() const noexcept {
-    return capacity_bytes_ + offsets_.capacity() * sizeof(std::uint32_t) + slots_.capacity() * sizeof(slot);
+    return capacity_bytes_ + offsets_.capacity() * sizeof(std::uint32_t) + slots_.capacity() * sizeof(std::uint32_t);
   }
 
  private:
-  struct slot {
-    std::uint32_t tag = 0;        // the hash's high half: most mismatches end without comparing text
-    std::uint32_t id_plus_1 = 0;  // 0: empty
-  };
+  // A slot is 4 bytes (a large vocabulary's index stays in the cache): the id + 1 in the low id_bits_
+  // bits (0: empty), a tag from the hash's low bits above them (the home slot comes from its high bits),
+  // so that most mismatches end without comparing text.
+  std::uint32_t id_mask() const noexcept { return (std::uint32_t{1} << id_bits_) - 1; }
+  std::uint32_t tag_of(std::uint64_t h) const noexcept { return static_cast<std::uint32_t>(h) & ~id_mask(); }
+  token_id id_of(std::uint32_t e) const noexcept { return static_cast<token_id>((e & id_mask()) - 1); }
   std::unique_ptr<char[]> text_;
   std::size_t capacity_bytes_ = 0;
   std::vector<std::uint32_t> offsets_;
-  std::vector<slot> slots_;
+  std::vector<std::uint32_t> slots_;
+  unsigned id_bits_ = 16;
 };
 
 /**
