@@ -306,6 +306,11 @@ class array_view {
   constexpr bool empty() const noexcept { return count_ == 0; }
   /** The bytes of all items, as stored. */
   constexpr std::span<const std::byte> bytes() const noexcept { return {data_, static_cast<std::size_t>(size_)}; }
+  /** For an array of strings, the sum of their lengths (the stored bytes less the length fields); else
+   * `bytes().size()`. */
+  constexpr std::uint64_t text_bytes() const noexcept {
+    return item_type_ == value_type::string ? size_ - count_ * wire_.count_size() : size_;
+  }
 
   /**
    * A range over the items as `T`: the item type's C++ type (`std::string_view` for strings,

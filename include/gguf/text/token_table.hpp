@@ -1,6 +1,8 @@
 #ifndef GGUF_TEXT_TOKEN_TABLE_HPP
 #define GGUF_TEXT_TOKEN_TABLE_HPP
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -17,6 +19,12 @@ using token_id = std::int32_t;
 /// No token (llama.cpp's `LLAMA_TOKEN_NULL`).
 inline constexpr token_id no_token = -1;
 
+#if defined(__GNUC__)
+#define GGUF_TEXT_INLINE inline __attribute__((always_inline))
+#else
+#define GGUF_TEXT_INLINE inline
+#endif
+
 namespace detail {
 
 // Unaligned loads of a string's bytes.
@@ -31,26 +39,71 @@ inline std::uint32_t load32(const char* q) noexcept {
   return w;
 }
 
-/** A fast 64-bit hash of a byte string (8 bytes a step); the tables below need speed, not secrecy. */
-inline std::uint64_t hash_bytes(const char* p, std::size_t n, std::uint64_t seed = 0x9E3779B97F4A7C15ull) noexcept {
-  constexpr std::uint64_t m = 0xBF58476D1CE4E5B9ull;
-  std::uint64_t h = seed ^ (n * m);
+// A string of at most 16 bytes as two little-endian words, zero past its end, read without a byte past
+// it: overlapping loads, no branch on each length (the lengths of a vocabulary's texts are random).
+inline void short_words(const char* p, std::size_t n, std::uint64_t& w0, std::uint64_t& w1) noexcept {
   if (n >= 8) {
-    const char* const last = p + n - 8;
-    for (; p < last; p += 8) {
-      h = (h ^ load64(p)) * m;
-      h ^= h >> 29;
-    }
-    h = (h ^ load64(last)) * m;  // the last 8 bytes, overlapping the words before when n % 8 != 0
+    w0 = load64(p);
+    w1 = n > 8 ? load64(p + n - 8) >> (8 * (16 - n)) : 0;
   } else if (n >= 4) {
-    h = (h ^ (std::uint64_t{load32(p)} | (std::uint64_t{load32(p + n - 4)} << 32))) * m;
-  } else if (n > 0) {
+    w0 = std::uint64_t{load32(p)} | ((std::uint64_t{load32(p + n - 4)} >> (8 * (8 - n))) << 32);
+    w1 = 0;
+  } else {
     const auto b = [&](std::size_t i) { return std::uint64_t{static_cast<unsigned char>(p[i])}; };
-    h = (h ^ (b(0) | (b(n / 2) << 8) | (b(n - 1) << 16))) * m;
+    w0 = n ? b(0) | (b(n / 2) << (8 * (n / 2))) | (b(n - 1) << (8 * (n - 1))) : 0;
+    w1 = 0;
   }
+}
+
+// `short_words` where the 16 bytes from p may be read (masked loads); the same words on a little-endian
+// host, where it is used.
+inline void short_words_padded(const char* p, std::size_t n, std::uint64_t& w0, std::uint64_t& w1) noexcept {
+  const auto keep = [](std::uint64_t w, std::size_t k) { return k >= 8 ? w : w & ((std::uint64_t{1} << (8 * k)) - 1); };
+  w0 = keep(load64(p), n);
+  w1 = n > 8 ? keep(load64(p + 8), n - 8) : 0;
+}
+
+inline constexpr std::uint64_t hash_seed = 0x9E3779B97F4A7C15ull, hash_mul = 0xBF58476D1CE4E5B9ull;
+
+inline std::uint64_t hash_finish(std::uint64_t h) noexcept {
   h ^= h >> 32;
   h *= 0x94D049BB133111EBull;
   return h ^ (h >> 29);
+}
+
+// The hash of a string of at most 16 bytes from its words.
+inline std::uint64_t hash_words(std::uint64_t w0, std::uint64_t w1, std::size_t n) noexcept {
+  std::uint64_t h = (hash_seed ^ (n * hash_mul) ^ w0) * hash_mul;
+  h ^= h >> 29;
+  return hash_finish((h ^ w1) * hash_mul);
+}
+
+/** A fast 64-bit hash of a byte string (8 bytes a step); the tables below need speed, not secrecy. */
+GGUF_TEXT_INLINE std::uint64_t hash_bytes(const char* p, std::size_t n) noexcept {
+  if (n <= 16) {
+    std::uint64_t w0, w1;
+    short_words(p, n, w0, w1);
+    return hash_words(w0, w1, n);
+  }
+  std::uint64_t h = hash_seed ^ (n * hash_mul);
+  const char* const last = p + n - 8;
+  for (; p < last; p += 8) {
+    h = (h ^ load64(p)) * hash_mul;
+    h ^= h >> 29;
+  }
+  return hash_finish((h ^ load64(last)) * hash_mul);  // the last 8 bytes overlap the words before
+}
+
+/** `hash_bytes` where the 16 bytes from `p` may be read, whatever `n` (fewer branches). */
+GGUF_TEXT_INLINE std::uint64_t hash_bytes_padded(const char* p, std::size_t n) noexcept {
+  if constexpr (std::endian::native == std::endian::little) {
+    if (n <= 16) {
+      std::uint64_t w0, w1;
+      short_words_padded(p, n, w0, w1);
+      return hash_words(w0, w1, n);
+    }
+  }
+  return hash_bytes(p, n);
 }
 
 /** True when the `n` bytes at `a` and `b` are equal: short keys compared with a few loads, not a call. */
@@ -103,7 +156,7 @@ class token_table {
    * @param bytes the sum of their lengths
    */
   void reserve(std::size_t n, std::size_t bytes) {
-    text_.reset(new char[bytes ? bytes : 1]);
+    text_.reset(new char[bytes + padding]());  // zeroed: hash_bytes_padded reads past a text
     capacity_bytes_ = bytes;
     offsets_.assign(1, 0);
     offsets_.reserve(n + 1);
@@ -182,45 +235,67 @@ class token_table {
   /**
    * Appends tokens as `push_back` does, all at once: hashed first, then indexed with the slots fetched
    * some tokens ahead (the inserts of a large vocabulary are cache misses, overlapped this way).
-   * @param for_each called with a function to call with each token's text, in id order; `reserve`
-   *                 counted them
+   * @param for_each called with a function to call with each token's text, in id order, and whether
+   *                 the 16 bytes from its start may be read (`reserve` counted the texts' bytes)
    * @return the id of the first token whose text repeats an earlier one's, or `no_token`
    */
   template <class ForEach>
   token_id append_all(ForEach&& for_each) {
-    std::vector<std::uint64_t> hashes;
-    hashes.reserve(offsets_.capacity());
-    for_each([&](std::string_view s) {
-      const std::uint32_t at = offsets_.back();
-      if (!s.empty()) std::memcpy(text_.get() + at, s.data(), s.size());
-      offsets_.push_back(at + static_cast<std::uint32_t>(s.size()));
-      hashes.push_back(detail::hash_bytes(s.data(), s.size()));
-    });
-    constexpr std::size_t ahead = 16;
-    for (std::size_t i = 0; i < hashes.size(); ++i) {
-      if (i + ahead < hashes.size())
-        __builtin_prefetch(&slots_[detail::home_slot(hashes[i + ahead], slots_.size())], 1);
-      const std::uint64_t h = hashes[i];
-      const std::uint32_t tag = tag_of(h);
-      const auto id = static_cast<token_id>(i);
-      const std::string_view s = text(id);
-      for (std::size_t k = detail::home_slot(h, slots_.size());; k = k + 1 == slots_.size() ? 0 : k + 1) {
-        std::uint32_t& e = slots_[k];
-        if (e == 0) {
-          e = tag | (static_cast<std::uint32_t>(id) + 1);
-          break;
+    // in chunks, so that the hashes stay in the cache
+    constexpr std::size_t chunk = 2048, ahead = 16;
+    std::uint64_t hashes[chunk];
+    std::size_t pending = 0;
+    token_id dup = no_token;
+    const auto index = [&] {
+      const std::size_t first = size() - pending;
+      for (std::size_t i = 0; i < pending; ++i) {
+        if (i + ahead < pending) __builtin_prefetch(&slots_[detail::home_slot(hashes[i + ahead], slots_.size())], 1);
+        const std::uint64_t h = hashes[i];
+        const std::uint32_t tag = tag_of(h);
+        const auto id = static_cast<token_id>(first + i);
+        const std::string_view s = text(id);
+        for (std::size_t k = detail::home_slot(h, slots_.size());; k = k + 1 == slots_.size() ? 0 : k + 1) {
+          std::uint32_t& e = slots_[k];
+          if (e == 0) {
+            e = tag | (static_cast<std::uint32_t>(id) + 1);
+            break;
+          }
+          if ((e & ~id_mask()) == tag && detail::same_text(text(id_of(e)), s)) {
+            if (dup == no_token) dup = id;
+            break;
+          }
         }
-        if ((e & ~id_mask()) == tag && detail::same_text(text(id_of(e)), s)) return id;
       }
-    }
-    return no_token;
+      pending = 0;
+    };
+    for_each([&](std::string_view s, bool padded) {
+      const std::uint32_t at = offsets_.back();
+      if (at + s.size() > capacity_bytes_) grow(at + s.size());
+      char* const to = text_.get() + at;
+      if (padded && s.size() <= 16) {  // 16 bytes copied: the table has room past its end
+        std::memcpy(to, s.data(), 16);
+      } else if (!s.empty()) {
+        std::memcpy(to, s.data(), s.size());
+      }
+      offsets_.push_back(at + static_cast<std::uint32_t>(s.size()));
+      hashes[pending++] = detail::hash_bytes_padded(to, s.size());
+      if (pending == chunk) index();
+    });
+    index();
+    return dup;
   }
 
   /** Asks the CPU to bring in the index slot a lookup of hash `h` reads first (bulk lookups overlap their misses). */
   void prefetch(std::uint64_t h) const noexcept {
     if (!slots_.empty()) __builtin_prefetch(&slots_[detail::home_slot(h, slots_.size())]);
   }
-  /** After `prefetch(h)`: brings in the text of the token in that slot, when its tag matches. */
+  /** After `prefetch(h)`: brings in the offset of the token in that slot, when its tag matches. */
+  void prefetch_offset(std::uint64_t h) const noexcept {
+    if (slots_.empty()) return;
+    const std::uint32_t e = slots_[detail::home_slot(h, slots_.size())];
+    if (e != 0 && (e & ~id_mask()) == tag_of(h)) __builtin_prefetch(&offsets_[static_cast<std::size_t>(id_of(e))]);
+  }
+  /** After `prefetch_offset(h)`: brings in the text of the token in that slot, when its tag matches. */
   void prefetch_text(std::uint64_t h) const noexcept {
     if (slots_.empty()) return;
     const std::uint32_t e = slots_[detail::home_slot(h, slots_.size())];
@@ -234,12 +309,21 @@ class token_table {
   }
 
  private:
+  // Room for at least `bytes` bytes of text (an estimate in `reserve` fell short).
+  void grow(std::size_t bytes) {
+    const std::size_t cap = std::max(bytes, capacity_bytes_ * 2);
+    std::unique_ptr<char[]> t(new char[cap + padding]());
+    if (offsets_.back() != 0) std::memcpy(t.get(), text_.get(), offsets_.back());
+    text_ = std::move(t);
+    capacity_bytes_ = cap;
+  }
   // A slot is 4 bytes (a large vocabulary's index stays in the cache): the id + 1 in the low id_bits_
   // bits (0: empty), a tag from the hash's low bits above them (the home slot comes from its high bits),
   // so that most mismatches end without comparing text.
   std::uint32_t id_mask() const noexcept { return (std::uint32_t{1} << id_bits_) - 1; }
   std::uint32_t tag_of(std::uint64_t h) const noexcept { return static_cast<std::uint32_t>(h) & ~id_mask(); }
   token_id id_of(std::uint32_t e) const noexcept { return static_cast<token_id>((e & id_mask()) - 1); }
+  static constexpr std::size_t padding = 16;  // readable bytes past the last text (hash_bytes_padded)
   std::unique_ptr<char[]> text_;
   std::size_t capacity_bytes_ = 0;
   std::vector<std::uint32_t> offsets_;
@@ -259,29 +343,57 @@ class merge_table {
     token_id result = no_token;  ///< the token of the two texts joined
   };
 
-  /** Room for `n` merges. */
-  void reserve(std::size_t n) { slots_.assign(detail::table_capacity(n), slot{}); }
+ private:
+  struct slot {
+    std::uint64_t key = 0;
+    merge m;
+  };
 
+ public:
   /**
-   * Adds a merge unless the pair has one already (the first rank wins, as in llama.cpp).
-   * @return true when it was added
+   * Collects merges for a table. Each merge is put in a group by the part of the table it lands in; the
+   * table is then filled group after group, so that the inserts of a large vocabulary hit the cache
+   * instead of missing it once each.
    */
-  bool insert(token_id left, token_id right, merge m) noexcept {
-    const std::uint64_t k = key(left, right);
-    for (std::size_t i = detail::home_slot(hash(k), slots_.size());; i = i + 1 == slots_.size() ? 0 : i + 1) {
-      slot& e = slots_[i];
-      if (e.m.rank < 0) {
-        e = {k, m};
-        ++size_;
-        return true;
-      }
-      if (e.key == k) return false;
+  class builder {
+   public:
+    /** Room for `n` merges. */
+    explicit builder(std::size_t n) : n_slots_(detail::table_capacity(n)) {
+      while ((n_slots_ - 1) >> shift_ >= groups) ++shift_;
+      // a group's expected share and some (the hash spreads the pairs evenly; more goes to `spill_`)
+      cap_ = n / groups + n / (groups * 8) + 64;
+      grouped_.reset(new slot[cap_ * groups]);
     }
-  }
+    /** Adds the merge of rank `rank`, `left` then `right` making `result`; ranks ascend. */
+    void add(std::int32_t rank, token_id left, token_id right, token_id result) {
+      const std::uint64_t k = key(left, right);
+      const std::size_t g = detail::home_slot(hash(k), n_slots_) >> shift_;
+      const slot e{k, {rank, result}};
+      if (count_[g] < cap_) {
+        grouped_[g * cap_ + count_[g]++] = e;
+      } else {
+        spill_.push_back(e);  // after the group's other merges, which have lower ranks
+      }
+    }
 
-  /** Asks the CPU to bring in the slot an insert or lookup of this pair reads first. */
-  void prefetch(token_id left, token_id right) const noexcept {
-    if (!slots_.empty()) __builtin_prefetch(&slots_[detail::home_slot(hash(key(left, right)), slots_.size())]);
+   private:
+    friend class merge_table;
+    static constexpr std::size_t groups = 64;
+    std::size_t n_slots_, cap_ = 0;
+    unsigned shift_ = 0;
+    std::unique_ptr<slot[]> grouped_;
+    std::size_t count_[groups] = {};
+    std::vector<slot> spill_;
+  };
+
+  /** The table of the merges `b` collected; of two merges of one pair, the lower rank wins, as in llama.cpp. */
+  static merge_table build(const builder& b) {
+    merge_table t;
+    t.slots_.assign(b.n_slots_, slot{});
+    for (std::size_t g = 0; g < builder::groups; ++g)
+      for (std::size_t i = 0; i < b.count_[g]; ++i) t.insert(b.grouped_[g * b.cap_ + i]);
+    for (const slot& e : b.spill_) t.insert(e);
+    return t;
   }
 
   /** The merge of `left` then `right`, or a merge with rank -1. */
@@ -299,10 +411,18 @@ class merge_table {
   std::size_t size() const noexcept { return size_; }
 
  private:
-  struct slot {
-    std::uint64_t key = 0;
-    merge m;
-  };
+  // Inserts unless the pair is there already (an earlier rank).
+  void insert(const slot& g) noexcept {
+    for (std::size_t s = detail::home_slot(hash(g.key), slots_.size());; s = s + 1 == slots_.size() ? 0 : s + 1) {
+      slot& e = slots_[s];
+      if (e.m.rank < 0) {
+        e = g;
+        ++size_;
+        return;
+      }
+      if (e.key == g.key) return;
+    }
+  }
   static std::uint64_t key(token_id l, token_id r) noexcept {
     return (std::uint64_t{static_cast<std::uint32_t>(l)} << 32) | static_cast<std::uint32_t>(r);
   }

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -12,6 +14,7 @@
 #include "gguf/format/metadata.hpp"
 #include "gguf/result.hpp"
 #include "gguf/text/codepoints.hpp"
+#include "gguf/text/merges.hpp"
 #include "gguf/text/pretokenizer.hpp"
 #include "gguf/text/token_table.hpp"
 #include "gguf/text/unicode.hpp"
@@ -325,16 +328,17 @@ inline result<vocabulary> load_vocabulary(const metadata_table& md) {
 
   // texts, copied once into the table (an empty token becomes "[EMPTY_i]", as in llama.cpp)
   {
-    std::size_t bytes = 0;
-    for (std::string_view s : *tok_arr->as<std::string_view>()) bytes += s.empty() ? 24 : s.size();
+    // the items' bytes less their lengths' (an empty token's name grows the table)
+    const auto bytes = static_cast<std::size_t>(tok_arr->text_bytes());
     v.tokens.reserve(n, bytes);
+    const char* const end = reinterpret_cast<const char*>(tok_arr->bytes().data() + tok_arr->bytes().size());
     const token_id dup = v.tokens.append_all([&](auto&& add) {
       std::size_t i = 0;
       for (std::string_view s : *tok_arr->as<std::string_view>()) {
         if (s.empty()) {
-          add("[EMPTY_" + std::to_string(i) + "]");
+          add("[EMPTY_" + std::to_string(i) + "]", false);
         } else {
-          add(s);
+          add(s, end - s.data() >= 16);
         }
         ++i;
       }
@@ -351,91 +355,17 @@ inline result<vocabulary> load_vocabulary(const metadata_table& md) {
 
   // merges
   if (v.type == vocab_type::bpe) {
-    const metadata_entry* e = md.find("tokenizer.ggml.merges");
-    if (!e) {
-      if (pre_name != "kimi-k2") return error{errc::not_found, "BPE needs its merges"}.about("tokenizer.ggml.merges");
-    } else {
+    if (const metadata_entry* e = md.find("tokenizer.ggml.merges")) {
       auto a = e->value.get<array_view>();
       if (!a || a->item_type() != value_type::string)
         return detail::vocab_error("must be an array of strings", "tokenizer.ggml.merges");
-      v.merges.reserve(static_cast<std::size_t>(a->size()));
-      // Three lookups a merge, each a likely cache miss in a large vocabulary: the merges are split and
-      // hashed first, then looked up with the index slots and texts fetched some merges ahead.
-      struct pending {
-        const char* text;
-        std::uint32_t first, second;  // lengths: "first second"
-        std::uint64_t h[2];           // of first and second
-      };
-      // in chunks, so that the pending merges stay in the cache
-      constexpr std::size_t chunk = 4096, ahead = 16, trail = 8;
-      std::vector<pending> todo;
-      todo.reserve(chunk);
-      std::string joined;
-      const auto joined_hash = [&](std::string_view first, std::string_view second) {
-        joined.assign(first).append(second);
-        return detail::hash_bytes(joined.data(), joined.size());
-      };
-      token_id last_joined = no_token;
-      std::int32_t rank = 0;
-      struct resolved {
-        token_id l, r, j;
-      };
-      const auto resolve_chunk = [&]() -> result<void> {
-        const auto slots_ahead = [&](std::size_t i) {
-          if (i < todo.size())
-            for (std::uint64_t h : todo[i].h) v.tokens.prefetch(h);
-        };
-        const auto texts_ahead = [&](std::size_t i) {
-          if (i < todo.size())
-            for (std::uint64_t h : todo[i].h) v.tokens.prefetch_text(h);
-        };
-        for (std::size_t i = 0; i < ahead; ++i) slots_ahead(i);
-        resolved ring[trail];
-        for (std::size_t i = 0; i < todo.size() + trail; ++i) {
-          if (i >= trail) {  // inserts trail the lookups: their slots were fetched `trail` merges ago
-            const resolved& d = ring[(i - trail) % trail];
-            v.merges.insert(d.l, d.r, {rank++, d.j});
-          }
-          if (i >= todo.size()) continue;
-          slots_ahead(i + ahead);
-          texts_ahead(i + ahead / 2);
-          const pending& q = todo[i];
-          const std::string_view first(q.text, q.first), second(q.text + q.first + 1, q.second);
-          const token_id l = v.tokens.find(first, q.h[0]), r = v.tokens.find(second, q.h[1]);
-          // A merge's token is nearly always the one after the previous merge's (a BPE vocabulary lists
-          // the merged tokens in rank order): that one is compared first, in order through the texts.
-          token_id j = last_joined + 1;
-          const std::string_view guess = v.valid(j) ? v.tokens.text(j) : std::string_view{};
-          if (guess.size() != first.size() + second.size() || guess.substr(0, first.size()) != first ||
-              guess.substr(first.size()) != second) {
-            j = v.tokens.find_joined(first, second, joined_hash(first, second));
-          }
-          last_joined = j;
-          if (l == no_token || r == no_token || j == no_token) {
-            return error{errc::bad_vocabulary, "a merge names a text that is not a token"}.about(
-                "tokenizer.ggml.merges", ": ", std::string_view(q.text, q.first + 1 + q.second));
-          }
-          v.merges.prefetch(l, r);
-          ring[i % trail] = {l, r, j};
-        }
-        todo.clear();
-        return {};
-      };
-      for (std::string_view w : *a->as<std::string_view>()) {
-        const std::size_t sp = w.size() > 1 ? w.find(' ', 1) : std::string_view::npos;
-        if (sp == std::string_view::npos) {
-          return error{errc::bad_vocabulary, "a merge is not two tokens separated by a space"}.about(
-              "tokenizer.ggml.merges", ": ", w);
-        }
-        pending q{w.data(), static_cast<std::uint32_t>(sp), static_cast<std::uint32_t>(w.size() - sp - 1), {}};
-        q.h[0] = detail::hash_bytes(w.data(), sp);
-        q.h[1] = detail::hash_bytes(w.data() + sp + 1, q.second);
-        todo.push_back(q);
-        if (todo.size() == chunk) {
-          if (auto r = resolve_chunk(); !r) return r.error();
-        }
-      }
-      if (auto r = resolve_chunk(); !r) return r.error();
+      if (a->size() >= 0x7FFFFFFFu)
+        return detail::vocab_error("has more merges than a rank can name", "tokenizer.ggml.merges");
+      auto t = detail::load_merges(*a, v.tokens);
+      if (!t) return t.error();
+      v.merges = std::move(*t);
+    } else if (pre_name != "kimi-k2") {
+      return error{errc::not_found, "BPE needs its merges"}.about("tokenizer.ggml.merges");
     }
   }
 
