@@ -14,8 +14,7 @@
 #include "gguf/text/token_table.hpp"
 
 GGUF_BEGIN_NAMESPACE
-namespace text {
-namespace detail {
+namespace text::detail {
 
 /// A merge of `tokenizer.ggml.merges` split at its space, each half hashed (`hash_bytes`).
 struct merge_text {
@@ -173,8 +172,7 @@ inline result<merge_table> load_merges(const array_view& a, const token_table& t
   return merge_table::build(out);
 }
 
-}  // namespace detail
-}  // namespace text
+}  // namespace text::detail
 GGUF_END_NAMESPACE
 
 #endif  // GGUF_TEXT_MERGES_HPP

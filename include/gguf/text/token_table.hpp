@@ -156,7 +156,7 @@ class token_table {
    * @param bytes the sum of their lengths
    */
   void reserve(std::size_t n, std::size_t bytes) {
-    text_.reset(new char[bytes + padding]());  // zeroed: hash_bytes_padded reads past a text
+    text_ = std::make_unique<char[]>(bytes + padding);  // zeroed: hash_bytes_padded reads past a text
     capacity_bytes_ = bytes;
     offsets_.assign(1, 0);
     offsets_.reserve(n + 1);
@@ -312,7 +312,7 @@ class token_table {
   // Room for at least `bytes` bytes of text (an estimate in `reserve` fell short).
   void grow(std::size_t bytes) {
     const std::size_t cap = std::max(bytes, capacity_bytes_ * 2);
-    std::unique_ptr<char[]> t(new char[cap + padding]());
+    auto t = std::make_unique<char[]>(cap + padding);
     if (offsets_.back() != 0) std::memcpy(t.get(), text_.get(), offsets_.back());
     text_ = std::move(t);
     capacity_bytes_ = cap;
@@ -362,13 +362,17 @@ class merge_table {
       while ((n_slots_ - 1) >> shift_ >= groups) ++shift_;
       // a group's expected share and some (the hash spreads the pairs evenly; more goes to `spill_`)
       cap_ = n / groups + n / (groups * 8) + 64;
-      grouped_.reset(new slot[cap_ * groups]);
+#if defined(__cpp_lib_smart_ptr_for_overwrite)
+      grouped_ = std::make_unique_for_overwrite<entry[]>(cap_ * groups);  // written before it is read
+#else
+      grouped_ = std::make_unique<entry[]>(cap_ * groups);
+#endif
     }
     /** Adds the merge of rank `rank`, `left` then `right` making `result`; ranks ascend. */
     void add(std::int32_t rank, token_id left, token_id right, token_id result) {
       const std::uint64_t k = key(left, right);
       const std::size_t g = detail::home_slot(hash(k), n_slots_) >> shift_;
-      const slot e{k, {rank, result}};
+      const entry e{k, rank, result};
       if (count_[g] < cap_) {
         grouped_[g * cap_ + count_[g]++] = e;
       } else {
@@ -381,9 +385,15 @@ class merge_table {
     static constexpr std::size_t groups = 64;
     std::size_t n_slots_, cap_ = 0;
     unsigned shift_ = 0;
-    std::unique_ptr<slot[]> grouped_;
+    // a merge collected (trivial: the groups are not written before they are filled)
+    struct entry {
+      std::uint64_t key;
+      std::int32_t rank;
+      token_id result;
+    };
+    std::unique_ptr<entry[]> grouped_;
     std::size_t count_[groups] = {};
-    std::vector<slot> spill_;
+    std::vector<entry> spill_;
   };
 
   /** The table of the merges `b` collected; of two merges of one pair, the lower rank wins, as in llama.cpp. */
@@ -392,7 +402,7 @@ class merge_table {
     t.slots_.assign(b.n_slots_, slot{});
     for (std::size_t g = 0; g < builder::groups; ++g)
       for (std::size_t i = 0; i < b.count_[g]; ++i) t.insert(b.grouped_[g * b.cap_ + i]);
-    for (const slot& e : b.spill_) t.insert(e);
+    for (const builder::entry& e : b.spill_) t.insert(e);
     return t;
   }
 
@@ -412,11 +422,11 @@ class merge_table {
 
  private:
   // Inserts unless the pair is there already (an earlier rank).
-  void insert(const slot& g) noexcept {
+  void insert(const builder::entry& g) noexcept {
     for (std::size_t s = detail::home_slot(hash(g.key), slots_.size());; s = s + 1 == slots_.size() ? 0 : s + 1) {
       slot& e = slots_[s];
       if (e.m.rank < 0) {
-        e = g;
+        e = {g.key, {g.rank, g.result}};
         ++size_;
         return;
       }
