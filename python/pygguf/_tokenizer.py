@@ -1,0 +1,1 @@
+"""The tokenizer a model carries (``Model.tokenizer``)."""

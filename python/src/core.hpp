@@ -1,0 +1,124 @@
+// pygguf's C++ core: what every part of the module shares. The Python package (python/pygguf/) builds
+// the public API on top of these few classes and functions.
+#ifndef PYGGUF_CORE_HPP
+#define PYGGUF_CORE_HPP
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gguf/gguf.hpp"
+
+namespace pygguf {
+
+namespace py = pybind11;
+
+/**
+ * What a model's views point into: a model opened from a path (one file or a shard set, mapped), or a
+ * parsed buffer the caller gave (kept alive and, when it was writable, copied first: a buffer that
+ * changed under the parsed views could make them read out of bounds). Immutable once made; shared by
+ * the model object, its tensors and every numpy view, so that a view outlives `close()` safely.
+ */
+class source {
+ public:
+  /// Opens `path` (any shard of a set opens the set).
+  static std::shared_ptr<source> open(const std::filesystem::path& path, const gguf::parse_options& opt);
+  /// Parses the bytes of `buffer` (any object with the buffer protocol).
+  static std::shared_ptr<source> parse(const py::object& buffer, const gguf::parse_options& opt);
+
+  source(const source&) = delete;
+  source& operator=(const source&) = delete;
+  ~source();
+
+  /// The metadata (the first shard's for a set).
+  const gguf::metadata_table& metadata() const noexcept;
+  /// Every tensor, shard by shard in file order.
+  std::span<const gguf::tensor_info> tensors() const noexcept;
+  /// The tensor of this name, or nullptr.
+  const gguf::tensor_info* find_tensor(std::string_view name) const noexcept;
+  /// GGUF version, alignment and byte order of the (first) file.
+  std::uint32_t version() const noexcept;
+  std::uint32_t alignment() const noexcept;
+  std::endian byte_order() const noexcept;
+  /// The shard holding tensor `t` (0 for a single file or a buffer).
+  std::size_t shard_of(const gguf::tensor_info& t) const noexcept;
+  /// The number of files (1 for a buffer).
+  std::size_t n_shards() const noexcept;
+  /// The files' paths (empty for a buffer).
+  std::vector<std::filesystem::path> paths() const;
+  /// The opened model (nullptr for a buffer).
+  const gguf::model* model() const noexcept { return model_ ? &*model_ : nullptr; }
+  /// The (first) file's bytes as parsed: for metadata views and compat's field parts.
+  std::span<const std::byte> header_bytes() const noexcept;
+
+ private:
+  source() = default;
+  std::optional<gguf::model> model_;
+  Py_buffer buffer_{};
+  bool has_buffer_ = false;
+  std::unique_ptr<std::byte[]> copy_;  // a writable buffer's bytes, copied
+  std::optional<gguf::file> file_;
+};
+
+using source_ptr = std::shared_ptr<source>;
+
+/// An owner for numpy's `base`: keeps `s` alive while the array (or any view of it) lives.
+py::capsule keep_alive(const source_ptr& s);
+
+/**
+ * A read-only numpy array over memory `s` owns, without copying.
+ * @param dtype   the numpy dtype (byte order included)
+ * @param shape   numpy's shape
+ * @param data    the first byte
+ */
+py::array readonly_view(const source_ptr& s, const py::dtype& dtype, std::vector<py::ssize_t> shape,
+                        const void* data);
+
+/// Marks an array read-only.
+void set_readonly(py::array& a);
+
+/**
+ * Raises the Python exception for a library error: `OSError` (errno and path) for an I/O error,
+ * else `pygguf.GGUFError` (a ValueError) with the message, the code's name, the byte offset and the
+ * subject (a key or a tensor name).
+ * @param e    the error
+ * @param path the file the call was about, for OSError's filename (empty: the error's subject)
+ */
+[[noreturn]] void raise(const gguf::error& e, const std::string& path = {});
+
+/// The name of an error code's enumerator ("bad_vocabulary").
+const char* code_name(gguf::errc c) noexcept;
+
+/// The value of a result, or `raise`.
+template <class T>
+T take(gguf::result<T>&& r, const std::string& path = {}) {
+  if (!r) raise(r.error(), path);
+  if constexpr (!std::is_void_v<T>) return std::move(*r);
+}
+
+/// A ggml type from an int, a GGMLType or a type name ("q4_K"); ValueError for anything else.
+gguf::ggml_type to_type(const py::handle& t);
+
+/// numpy's dtype for a dequantized output: float32, float16, or "bfloat16" (uint16 bits).
+enum class out_kind { f32, f16, bf16 };
+out_kind to_out_kind(const py::handle& dtype);
+py::dtype dtype_of(out_kind k);
+
+/// Binds each part of the module (core_*.cpp).
+void bind_source(py::module_& m);     // source.cpp: Source, StringArray
+void bind_arrays(py::module_& m);     // arrays.cpp: dequantize, quantize, the type table
+void bind_writing(py::module_& m);    // writing.cpp: save, edit, split, merge, quantize_model, facts
+void bind_tokenizer(py::module_& m);  // tokenizer.cpp: Tokenizer
+
+}  // namespace pygguf
+
+#endif  // PYGGUF_CORE_HPP
