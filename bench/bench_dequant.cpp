@@ -11,6 +11,7 @@
 // converted as ggml converts them. (Tiling a small fixture, as 0.1.0 did, let the branchy scalar kernels
 // run ~5x faster than on real data.)
 // dequant_f16/<type>/<n> and dequant_bf16/<type>/<n>: the same, writing f16 or bf16 (2 bytes a weight).
+// dequant_new/<type>/4194304: into a new buffer each time (see dequant_new).
 // traffic/<type>/<n>: the ceiling of one type, its bytes moved and nothing else computed: a loop that reads
 // dequant/<type>/<n>'s input where it lies and writes the same 4n output bytes, the loads spread evenly
 // among the stores, in the widest vectors the CPU has. No kernel of that type can run faster; one that
@@ -54,6 +55,7 @@ namespace {
 
 constexpr std::int64_t l2_weights = 65536;         // 256 KiB of output: stays in L2
 constexpr std::int64_t memory_weights = 16777216;  // 64 MiB of output: goes to memory
+constexpr std::int64_t python_weights = 4194304;   // 16 MiB of output: pygguf's benchmark tensor
 
 // Types measured out of cache as well: the ones models are shipped in.
 constexpr gguf::ggml_type hot[] = {gguf::ggml_type::f16,  gguf::ggml_type::bf16, gguf::ggml_type::q4_0,
@@ -183,6 +185,27 @@ void dequant(benchmark::State& state, gguf::ggml_type type, gguf::dispatch::isa 
   gguf::dispatch::set_active(previous);
   state.SetLabel(std::string(gguf::dispatch::to_string(isa)));
   set_counters(state, n, static_cast<std::int64_t>(sizeof(Out)));
+}
+
+// dequant_new/<type>/<n>: the same into a new buffer each time (allocated, never touched before: its
+// pages fault in as the kernel writes them), as a caller that wants a fresh array has it; the anchor of
+// pygguf's numpy() (bench/python_bench.py).
+void dequant_new(benchmark::State& state, gguf::ggml_type type) {
+  const std::int64_t n = state.range(0);
+  const placed_bytes in(input(type, n));
+  if (in.empty()) {
+    state.SkipWithError("no input");
+    return;
+  }
+  for (auto _ : state) {
+    const std::unique_ptr<float[]> out(new float[static_cast<std::size_t>(n)]);
+    if (!gguf::dequantize(type, in.span(), std::span<float>(out.get(), static_cast<std::size_t>(n)))) {
+      state.SkipWithError("dequantize failed");
+    }
+    benchmark::DoNotOptimize(out.get());
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, n);
 }
 
 using ggml_to_float = void (*)(const void* x, float* y, std::int64_t k);
@@ -443,6 +466,10 @@ const int registered = [] {
       const std::string name = "ggml/" + std::string(t.name);
       sizes(benchmark::RegisterBenchmark(name.c_str(), ggml_dequant, type, to_float, ggml.label), type);
     }
+  }
+  for (const gguf::type_traits& t : gguf::ggml_types) {
+    benchmark::RegisterBenchmark(("dequant_new/" + std::string(t.name)).c_str(), dequant_new, t.type)
+        ->Arg(python_weights);
   }
   for (gguf::ggml_type h : {gguf::ggml_type::q4_K, gguf::ggml_type::q8_0}) {
     const std::string name = "dequant_parallel/" + std::string(gguf::to_string(h));

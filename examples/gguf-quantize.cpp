@@ -79,9 +79,6 @@ const gguf::ftype_info* parse_ftype(const std::string& s) {
   return gguf::find_ftype(static_cast<std::uint32_t>(id));
 }
 
-/// llama-quantize copies string overrides into a char[128]: at most 127 bytes survive.
-std::string override_string(std::string_view s) { return std::string(s.substr(0, 127)); }
-
 /// The quantized file's tensors in output order, with where each one's data ends in the file.
 struct layout_entry {
   const gguf::tensor_plan* plan;
@@ -151,23 +148,8 @@ int main(int argc, char** argv) {
     auto loaded = gguf::load_imatrix(path);
     if (!loaded) return cli::fail("%s: %s", path.c_str(), gguf::to_string(loaded.error()).c_str());
     imat = std::move(*loaded);
-    if (imat->entries().empty()) return cli::fail("%s: the importance matrix has no entries", path.c_str());
-    // llama.cpp refuses an imatrix with any non-finite value, used or not
-    if (auto finite = imat->check_finite(); !finite) {
-      return cli::fail("%s: %s", path.c_str(), gguf::to_string(finite.error()).c_str());
-    }
-    const gguf::imatrix* im = &*imat;
-    opt.importance = [im](std::string_view name) { return im->find(name); };
-    // llama-quantize's kv_overrides, in its order
-    opt.extra_keys.emplace_back("quantize.imatrix.file", gguf::value(override_string(path)));
-    if (!imat->datasets().empty()) {
-      opt.extra_keys.emplace_back("quantize.imatrix.dataset", gguf::value(override_string(imat->datasets().front())));
-    }
-    opt.extra_keys.emplace_back("quantize.imatrix.entries_count",
-                                gguf::value(static_cast<std::uint32_t>(imat->entries().size())));
-    if (imat->chunk_count() > 0) {
-      opt.extra_keys.emplace_back("quantize.imatrix.chunks_count",
-                                  gguf::value(static_cast<std::uint32_t>(imat->chunk_count())));
+    if (auto used = gguf::use_imatrix(opt, *imat, path); !used) {
+      return cli::fail("%s: %s", path.c_str(), gguf::to_string(used.error()).c_str());
     }
   }
   opt.types.has_imatrix = imat.has_value();

@@ -22,6 +22,7 @@
 #include "gguf/format/owned_value.hpp"
 #include "gguf/format/shards.hpp"
 #include "gguf/format/writer.hpp"
+#include "gguf/imatrix.hpp"
 #include "gguf/model.hpp"
 #include "gguf/quantize.hpp"
 #include "gguf/quantize_plan.hpp"
@@ -61,6 +62,30 @@ struct quantize_model_options {
   /// Keys set last, in order, as llama.cpp's `kv_overrides` (llama-quantize adds `quantize.imatrix.*`).
   std::vector<std::pair<std::string, value>> extra_keys;
 };
+
+/**
+ * Quantizes with an importance matrix as llama-quantize does: its weights for the tensors it has, and
+ * the keys llama-quantize writes about it (`quantize.imatrix.file`, `.dataset` (the first one),
+ * `.entries_count`, `.chunks_count` when known), appended to `opt.extra_keys`.
+ * @param opt       the options to complete; `im` must outlive the quantization
+ * @param im        the matrix (`load_imatrix`)
+ * @param file_name the name it was given by, written as llama-quantize writes it (cut at 127 bytes)
+ * @return nothing; `not_found` for a matrix without entries, and `check_finite`'s error for one holding
+ *         a value that is not finite (llama.cpp refuses both, used or not)
+ */
+inline result<void> use_imatrix(quantize_model_options& opt, const imatrix& im, std::string_view file_name) {
+  if (im.entries().empty()) return error{errc::not_found, "the importance matrix has no entries"};
+  GGUF_TRY(im.check_finite());
+  opt.importance = [&im](std::string_view name) { return im.find(name); };
+  const auto text = [](std::string_view s) { return value(std::string(s.substr(0, 127))); };  // kv_overrides' size
+  opt.extra_keys.emplace_back("quantize.imatrix.file", text(file_name));
+  if (!im.datasets().empty()) opt.extra_keys.emplace_back("quantize.imatrix.dataset", text(im.datasets().front()));
+  opt.extra_keys.emplace_back("quantize.imatrix.entries_count", value(static_cast<std::uint32_t>(im.entries().size())));
+  if (im.chunk_count() > 0) {
+    opt.extra_keys.emplace_back("quantize.imatrix.chunks_count", value(static_cast<std::uint32_t>(im.chunk_count())));
+  }
+  return {};
+}
 
 /// @cond INTERNAL
 namespace quantize_impl {

@@ -13,13 +13,28 @@ bit-exactly as ggml does::
 
 from __future__ import annotations
 
+import collections.abc
+
 from . import _core
 from ._arrays import dequantize, quantize
 from ._errors import GGUFError
 from ._model import Metadata, Model, Tensor, Tensors, open
+from ._tokenizer import Tokenizer
 from ._types import GGMLType, ValueType
+from ._writing import edit, facts, merge, quantize_model, save, split
 
 StringArray = _core.StringArray
+
+
+def _iterate_strings(self: StringArray):  # type: ignore[valid-type]
+    """The items in order (decoded in chunks: one call into the core per 4096 items, not per item)."""
+    n = len(self)
+    for start in range(0, n, 4096):
+        yield from self[start : start + 4096]
+
+
+StringArray.__iter__ = _iterate_strings  # type: ignore[method-assign]
+collections.abc.Sequence.register(StringArray)
 
 #: The library's version.
 __version__: str = _core.version
@@ -32,9 +47,16 @@ __all__ = [
     "StringArray",
     "Tensor",
     "Tensors",
+    "Tokenizer",
     "ValueType",
     "dequantize",
+    "edit",
+    "facts",
+    "merge",
     "open",
     "quantize",
+    "quantize_model",
+    "save",
+    "split",
     "__version__",
 ]

@@ -9,6 +9,7 @@ from typing import Any, Union
 import numpy as np
 
 from . import _core
+from ._tokenizer import Tokenizer
 from ._types import GGMLType, ValueType
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -239,6 +240,21 @@ class Model:
         """The tensors, by name, in file order."""
         self._open()
         return self._tensors
+
+    @property
+    def tokenizer(self) -> Tokenizer:
+        """The tokenizer of the model's vocabulary (:class:`Tokenizer`), built at the first use and kept.
+        It owns its tables: it keeps working after :meth:`close`.
+
+        Raises:
+            GGUFError: a model without a usable vocabulary (code ``not_found``, ``out_of_range`` or
+                ``bad_vocabulary``, with the key).
+            ValueError: the model is closed.
+        """
+        source = self._open()
+        if self._tokenizer is None:
+            self._tokenizer = Tokenizer(_core.Tokenizer.from_source(source))
+        return self._tokenizer
 
     @property
     def closed(self) -> bool:

@@ -9,20 +9,6 @@
 namespace pygguf {
 namespace {
 
-// A C-contiguous view of any buffer's bytes.
-struct bytes_in {
-  explicit bytes_in(const py::object& o) {
-    if (PyObject_GetBuffer(o.ptr(), &view, PyBUF_C_CONTIGUOUS) != 0) throw py::error_already_set();
-  }
-  ~bytes_in() { PyBuffer_Release(&view); }
-  bytes_in(const bytes_in&) = delete;
-  bytes_in& operator=(const bytes_in&) = delete;
-  std::span<const std::byte> span() const {
-    return {static_cast<const std::byte*>(view.buf), static_cast<std::size_t>(view.len)};
-  }
-  Py_buffer view{};
-};
-
 unsigned threads_of(const py::object& threads) {
   if (threads.is_none()) return std::max(1u, std::thread::hardware_concurrency());
   const long n = threads.cast<long>();
@@ -34,7 +20,8 @@ unsigned threads_of(const py::object& threads) {
 // thread included; the first failure wins.
 template <class F>
 gguf::result<void> parallel_ranges(std::uint64_t n, unsigned threads, std::uint64_t min_part, F&& f) {
-  const auto parts = static_cast<unsigned>(std::clamp<std::uint64_t>(n / std::max<std::uint64_t>(min_part, 1), 1, threads));
+  const auto parts =
+      static_cast<unsigned>(std::clamp<std::uint64_t>(n / std::max<std::uint64_t>(min_part, 1), 1, threads));
   std::vector<gguf::result<void>> results(parts);
   std::vector<std::thread> workers;
   auto work = [&](unsigned k) { results[k] = f(n * k / parts, n * (k + 1) / parts); };
@@ -48,12 +35,11 @@ gguf::result<void> parallel_ranges(std::uint64_t n, unsigned threads, std::uint6
 
 // pygguf.dequantize(raw, type, shape, dtype, out, threads): `shape` in ggml's order (ne0 first); the
 // result in numpy's (ne0 last).
-py::array dequantize(const py::object& raw, const py::handle& type_, const py::object& shape_,
-                     const py::object& dtype, const py::object& out, const py::object& threads,
-                     const std::string& byte_order) {
+py::array dequantize(const py::object& raw, const py::handle& type_, const py::object& shape_, const py::object& dtype,
+                     const py::object& out, const py::object& threads, const std::string& byte_order) {
   const gguf::ggml_type type = to_type(type_);
   const gguf::type_traits& tt = gguf::traits(type);
-  const bytes_in in(raw);
+  const held_buffer in(raw);
   const auto src = in.span();
   if (src.size() % tt.type_size != 0) {
     throw py::value_error(std::to_string(src.size()) + " bytes are not a whole number of " + std::string(tt.name) +
@@ -96,19 +82,24 @@ py::array dequantize(const py::object& raw, const py::handle& type_, const py::o
   gguf::result<void> r;
   {
     py::gil_scoped_release unlocked;
-    r = parallel_ranges(blocks, n_threads, (std::uint64_t{1} << 18) / tt.block_size, [&](std::uint64_t b0, std::uint64_t b1) {
-      const auto part = src.subspan(static_cast<std::size_t>(b0 * tt.type_size),
-                                    static_cast<std::size_t>((b1 - b0) * tt.type_size));
-      const auto at = static_cast<std::size_t>(b0 * tt.block_size), count = static_cast<std::size_t>((b1 - b0) * tt.block_size);
-      switch (kind) {
-        case out_kind::f32: return gguf::dequantize(type, part, std::span<float>(static_cast<float*>(dst) + at, count), order);
-        case out_kind::f16:
-          return gguf::dequantize(type, part, std::span<gguf::f16>(static_cast<gguf::f16*>(dst) + at, count), order);
-        case out_kind::bf16:
-          return gguf::dequantize(type, part, std::span<gguf::bf16>(static_cast<gguf::bf16*>(dst) + at, count), order);
-      }
-      return gguf::result<void>{};
-    });
+    r = parallel_ranges(
+        blocks, n_threads, (std::uint64_t{1} << 18) / tt.block_size, [&](std::uint64_t b0, std::uint64_t b1) {
+          const auto part = src.subspan(static_cast<std::size_t>(b0 * tt.type_size),
+                                        static_cast<std::size_t>((b1 - b0) * tt.type_size));
+          const auto at = static_cast<std::size_t>(b0 * tt.block_size),
+                     count = static_cast<std::size_t>((b1 - b0) * tt.block_size);
+          switch (kind) {
+            case out_kind::f32:
+              return gguf::dequantize(type, part, std::span<float>(static_cast<float*>(dst) + at, count), order);
+            case out_kind::f16:
+              return gguf::dequantize(type, part, std::span<gguf::f16>(static_cast<gguf::f16*>(dst) + at, count),
+                                      order);
+            case out_kind::bf16:
+              return gguf::dequantize(type, part, std::span<gguf::bf16>(static_cast<gguf::bf16*>(dst) + at, count),
+                                      order);
+          }
+          return gguf::result<void>{};
+        });
   }
   if (!r) raise(r.error());
   return a;
@@ -116,7 +107,8 @@ py::array dequantize(const py::object& raw, const py::handle& type_, const py::o
 
 // pygguf.quantize(array, type, imatrix, threads): rows along the last axis; the result is uint8,
 // shaped as the array with its last axis in bytes (as gguf.quants.quantize).
-py::array quantize(const py::array& array_, const py::handle& type_, const py::object& imatrix, const py::object& threads) {
+py::array quantize(const py::array& array_, const py::handle& type_, const py::object& imatrix,
+                   const py::object& threads) {
   const gguf::ggml_type type = to_type(type_);
   const gguf::type_traits& tt = gguf::traits(type);
   const auto src_array = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(array_);
@@ -141,14 +133,14 @@ py::array quantize(const py::array& array_, const py::handle& type_, const py::o
   gguf::result<void> r;
   {
     py::gil_scoped_release unlocked;
-    r = parallel_ranges(rows, n_threads, std::max<std::size_t>(1, (std::size_t{1} << 16) / std::max<std::size_t>(n_per_row, 1)),
-                        [&](std::uint64_t a, std::uint64_t b) -> gguf::result<void> {
-                          auto q = gguf::quantize(type, std::span<const float>(src + a * n_per_row, (b - a) * n_per_row),
-                                                  n_per_row, std::span<std::byte>(dst + a * row_bytes, (b - a) * row_bytes),
-                                                  importance);
-                          if (!q) return q.error();
-                          return {};
-                        });
+    r = parallel_ranges(
+        rows, n_threads, std::max<std::size_t>(1, (std::size_t{1} << 16) / std::max<std::size_t>(n_per_row, 1)),
+        [&](std::uint64_t a, std::uint64_t b) -> gguf::result<void> {
+          auto q = gguf::quantize(type, std::span<const float>(src + a * n_per_row, (b - a) * n_per_row), n_per_row,
+                                  std::span<std::byte>(dst + a * row_bytes, (b - a) * row_bytes), importance);
+          if (!q) return q.error();
+          return {};
+        });
   }
   if (!r) raise(r.error());
   (void)tt;

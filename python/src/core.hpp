@@ -71,6 +71,27 @@ class source {
 
 using source_ptr = std::shared_ptr<source>;
 
+/**
+ * The bytes of any object with the buffer protocol, C-contiguous, held while this lives (the object
+ * cannot be resized meanwhile: numpy and bytearray refuse while a view is held).
+ */
+class held_buffer {
+ public:
+  explicit held_buffer(const py::handle& o) {
+    if (PyObject_GetBuffer(o.ptr(), &view_, PyBUF_C_CONTIGUOUS) != 0) throw py::error_already_set();
+  }
+  ~held_buffer() { PyBuffer_Release(&view_); }
+  held_buffer(const held_buffer&) = delete;
+  held_buffer& operator=(const held_buffer&) = delete;
+  /// The bytes.
+  std::span<const std::byte> span() const noexcept {
+    return {static_cast<const std::byte*>(view_.buf), static_cast<std::size_t>(view_.len)};
+  }
+
+ private:
+  Py_buffer view_{};
+};
+
 /// An owner for numpy's `base`: keeps `s` alive while the array (or any view of it) lives.
 py::capsule keep_alive(const source_ptr& s);
 
@@ -80,8 +101,7 @@ py::capsule keep_alive(const source_ptr& s);
  * @param shape   numpy's shape
  * @param data    the first byte
  */
-py::array readonly_view(const source_ptr& s, const py::dtype& dtype, std::vector<py::ssize_t> shape,
-                        const void* data);
+py::array readonly_view(const source_ptr& s, const py::dtype& dtype, std::vector<py::ssize_t> shape, const void* data);
 
 /// Marks an array read-only.
 void set_readonly(py::array& a);

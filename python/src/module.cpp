@@ -15,8 +15,7 @@ void set_readonly(py::array& a) {
   py::detail::array_proxy(a.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
 }
 
-py::array readonly_view(const source_ptr& s, const py::dtype& dtype, std::vector<py::ssize_t> shape,
-                        const void* data) {
+py::array readonly_view(const source_ptr& s, const py::dtype& dtype, std::vector<py::ssize_t> shape, const void* data) {
   py::array a(dtype, std::move(shape), {}, data, keep_alive(s));
   set_readonly(a);
   return a;
@@ -35,14 +34,17 @@ PyObject* gguf_error_class() {
 
 const char* code_name(gguf::errc c) noexcept {
   // gguf::errc's enumerators, by value
-  static constexpr const char* names[] = {
-      "success",          "io_error",        "truncated",        "bad_magic",           "bad_version",
-      "bad_value_type",   "bad_bool",        "empty_key",        "duplicate_key",       "bad_alignment",
-      "too_deep",         "limit_exceeded",  "bad_tensor_name",  "duplicate_tensor",    "bad_dimensions",
-      "overflow",         "bad_tensor_type", "bad_row_size",     "misaligned_offset",   "out_of_bounds",
-      "overlapping_tensors", "not_found",    "type_mismatch",    "out_of_range",        "size_mismatch",
-      "unspecified",      "need_more",       "bad_shards",       "bad_hparams",         "pending_restore",
-      "bad_vocabulary"};
+  static constexpr const char* names[] = {"success",           "io_error",         "truncated",
+                                          "bad_magic",         "bad_version",      "bad_value_type",
+                                          "bad_bool",          "empty_key",        "duplicate_key",
+                                          "bad_alignment",     "too_deep",         "limit_exceeded",
+                                          "bad_tensor_name",   "duplicate_tensor", "bad_dimensions",
+                                          "overflow",          "bad_tensor_type",  "bad_row_size",
+                                          "misaligned_offset", "out_of_bounds",    "overlapping_tensors",
+                                          "not_found",         "type_mismatch",    "out_of_range",
+                                          "size_mismatch",     "unspecified",      "need_more",
+                                          "bad_shards",        "bad_hparams",      "pending_restore",
+                                          "bad_vocabulary"};
   static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(gguf::errc::bad_vocabulary) + 1);
   const auto i = static_cast<std::size_t>(c);
   return i < sizeof(names) / sizeof(names[0]) ? names[i] : "unknown";
@@ -53,19 +55,31 @@ void raise(const gguf::error& e, const std::string& path) {
   if (e.code == gguf::errc::io_error) {
     const std::string name = path.empty() ? std::string(e.subject()) : path;
     py::object err;
+    const auto text = [](std::string_view s) {
+      PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape");
+      if (!o) throw py::error_already_set();
+      return py::reinterpret_steal<py::str>(o);
+    };
     if (e.os_code != 0) {
       // OSError(errno, strerror, filename): Python picks the subclass (FileNotFoundError, ...)
-      err = py::module_::import("builtins").attr("OSError")(e.os_code, message, name);
+      err = py::module_::import("builtins").attr("OSError")(e.os_code, text(message), text(name));
     } else {
-      err = py::module_::import("builtins").attr("OSError")(message);
+      err = py::module_::import("builtins").attr("OSError")(text(message));
     }
     PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(err.ptr())), err.ptr());
     throw py::error_already_set();
   }
   const py::object offset = e.has_offset() ? py::object(py::int_(e.offset)) : py::object(py::none());
-  const py::object key = e.subject().empty() ? py::object(py::none()) : py::object(py::str(std::string(e.subject())));
+  // the message and subject may quote a file's bytes that are not UTF-8
+  const auto text = [](std::string_view s, const char* errors) {
+    PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), errors);
+    if (!o) throw py::error_already_set();
+    return py::reinterpret_steal<py::str>(o);
+  };
+  const py::object key =
+      e.subject().empty() ? py::object(py::none()) : py::object(text(e.subject(), "surrogateescape"));
   const py::object err = py::reinterpret_borrow<py::object>(gguf_error_class())(
-      message, py::str(code_name(e.code)), offset, key);
+      text(message, "backslashreplace"), py::str(code_name(e.code)), offset, key);
   PyErr_SetObject(gguf_error_class(), err.ptr());
   throw py::error_already_set();
 }

@@ -63,12 +63,8 @@ const gguf::tensor_info* source::find_tensor(std::string_view name) const noexce
   return model_ ? model_->find_tensor(name) : file_->find_tensor(name);
 }
 std::uint32_t source::version() const noexcept { return model_ ? model_->shard(0).version() : file_->version(); }
-std::uint32_t source::alignment() const noexcept {
-  return model_ ? model_->shard(0).alignment() : file_->alignment();
-}
-std::endian source::byte_order() const noexcept {
-  return model_ ? model_->shard(0).byte_order() : file_->byte_order();
-}
+std::uint32_t source::alignment() const noexcept { return model_ ? model_->shard(0).alignment() : file_->alignment(); }
+std::endian source::byte_order() const noexcept { return model_ ? model_->shard(0).byte_order() : file_->byte_order(); }
 std::size_t source::shard_of(const gguf::tensor_info& t) const noexcept { return model_ ? model_->shard_of(t) : 0; }
 std::size_t source::n_shards() const noexcept { return model_ ? model_->n_shards() : 1; }
 std::vector<std::filesystem::path> source::paths() const {
@@ -87,8 +83,16 @@ namespace {
 
 // Strings as str, their bytes decoded as UTF-8 with surrogateescape: nothing is lost (a vocabulary's
 // token texts may hold partial UTF-8), and s.encode("utf-8", "surrogateescape") gives the bytes back.
+PyObject* decode_object(std::string_view s) {
+  const auto n = static_cast<Py_ssize_t>(s.size());
+  // strict first: the common case, and CPython's fastest path
+  if (PyObject* o = PyUnicode_DecodeUTF8(s.data(), n, nullptr)) return o;
+  PyErr_Clear();
+  return PyUnicode_DecodeUTF8(s.data(), n, "surrogateescape");
+}
+
 py::str decode(std::string_view s) {
-  PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape");
+  PyObject* o = decode_object(s);
   if (!o) throw py::error_already_set();
   return py::reinterpret_steal<py::str>(o);
 }
@@ -152,7 +156,11 @@ class string_array {
     py::ssize_t start = 0, stop = 0, step = 0, len = 0;
     if (!sl.compute(static_cast<py::ssize_t>(size()), &start, &stop, &step, &len)) throw py::error_already_set();
     py::list out(len);
-    for (py::ssize_t k = 0; k < len; ++k) out[static_cast<std::size_t>(k)] = get(start + k * step);
+    for (py::ssize_t k = 0; k < len; ++k) {
+      PyObject* o = decode_object(at(static_cast<std::size_t>(start + k * step)));
+      if (!o) throw py::error_already_set();
+      PyList_SET_ITEM(out.ptr(), k, o);  // steals o
+    }
     return out;
   }
 
@@ -160,8 +168,8 @@ class string_array {
     py::list out(size());
     std::size_t k = 0;
     for (std::string_view v : *a_.as<std::string_view>()) {
-      PyObject* o = as_bytes ? PyBytes_FromStringAndSize(v.data(), static_cast<Py_ssize_t>(v.size()))
-                             : PyUnicode_DecodeUTF8(v.data(), static_cast<Py_ssize_t>(v.size()), "surrogateescape");
+      PyObject* o =
+          as_bytes ? PyBytes_FromStringAndSize(v.data(), static_cast<Py_ssize_t>(v.size())) : decode_object(v);
       if (!o) throw py::error_already_set();
       PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(k++), o);  // steals o
     }
@@ -175,25 +183,6 @@ class string_array {
   source_ptr s_;
   gguf::array_view a_;
   mutable std::vector<std::string_view> items_;
-};
-
-/// Iterates a string array in order, decoding each item as it goes.
-class string_iterator {
- public:
-  explicit string_iterator(const string_array& a)
-      : s_(a.owner()), it_(a.array().as<std::string_view>()->begin()), left_(a.size()) {}
-  py::object next() {
-    if (left_ == 0) throw py::stop_iteration();
-    const std::string_view v = *it_;
-    ++it_;
-    --left_;
-    return decode(v);
-  }
-
- private:
-  source_ptr s_;
-  gguf::array_view::typed_range<std::string_view>::iterator it_;
-  std::size_t left_;
 };
 
 // A metadata value as Python sees it: int, float, bool, str; numeric arrays as read-only numpy views
@@ -228,9 +217,25 @@ py::object to_python(const source_ptr& s, const gguf::value_view& v) {
   return py::none();
 }
 
-const gguf::metadata_entry& entry(const source& s, std::string_view key) {
-  const gguf::metadata_entry* e = s.metadata().find(key);
-  if (!e) throw py::key_error(std::string(key));
+// A key or tensor name as the file's bytes: a str (encoded back with surrogateescape, as `decode` made
+// it: names that are not UTF-8 round-trip) or bytes.
+std::string name_bytes(const py::handle& name) {
+  if (PyUnicode_Check(name.ptr())) {
+    PyObject* b = PyUnicode_AsEncodedString(name.ptr(), "utf-8", "surrogateescape");
+    if (!b) throw py::error_already_set();
+    const auto o = py::reinterpret_steal<py::bytes>(b);
+    return std::string(o);
+  }
+  if (PyBytes_Check(name.ptr())) return std::string(py::reinterpret_borrow<py::bytes>(name));
+  throw py::type_error("a key or tensor name is a str or bytes");
+}
+
+const gguf::metadata_entry& entry(const source& s, const py::handle& key) {
+  const gguf::metadata_entry* e = s.metadata().find(name_bytes(key));
+  if (!e) {
+    PyErr_SetObject(PyExc_KeyError, key.ptr());
+    throw py::error_already_set();
+  }
   return *e;
 }
 
@@ -254,9 +259,9 @@ py::array output(out_kind kind, const py::object& out, std::vector<py::ssize_t> 
   if (out.is_none()) return py::array(dtype_of(kind), std::move(shape));
   if (!py::isinstance<py::array>(out)) throw py::type_error("out must be a numpy array");
   py::array a = py::reinterpret_borrow<py::array>(out);
-  if (!a.dtype().is(dtype_of(kind)) && !(a.dtype().kind() == dtype_of(kind).kind() &&
-                                         a.dtype().itemsize() == dtype_of(kind).itemsize() &&
-                                         a.dtype().attr("isnative").cast<bool>())) {
+  if (!a.dtype().is(dtype_of(kind)) &&
+      !(a.dtype().kind() == dtype_of(kind).kind() && a.dtype().itemsize() == dtype_of(kind).itemsize() &&
+        a.dtype().attr("isnative").cast<bool>())) {
     throw py::value_error("out has dtype " + py::str(a.dtype()).cast<std::string>() + ", not " +
                           py::str(dtype_of(kind)).cast<std::string>());
   }
@@ -269,8 +274,8 @@ py::array output(out_kind kind, const py::object& out, std::vector<py::ssize_t> 
 }
 
 template <class Out>
-gguf::result<void> dequantize_into(const gguf::tensor_info& t, std::uint64_t first_row, std::uint64_t n_rows,
-                                   void* dst, unsigned threads) {
+gguf::result<void> dequantize_into(const gguf::tensor_info& t, std::uint64_t first_row, std::uint64_t n_rows, void* dst,
+                                   unsigned threads) {
   const std::span<Out> out(static_cast<Out*>(dst), static_cast<std::size_t>(n_rows * t.ne[0]));
   if (first_row == 0 && n_rows == t.n_rows()) return gguf::dequantize_parallel(t, out, threads);
   return gguf::dequantize_rows(t, first_row, n_rows, out);
@@ -314,8 +319,8 @@ py::array dequantize_tensor(const source_ptr& s, py::ssize_t i, const py::object
 py::tuple tensor_tuple(const source& s, const gguf::tensor_info& t) {
   py::tuple shape(t.n_dims);
   for (std::uint32_t d = 0; d < t.n_dims; ++d) shape[d] = py::int_(t.ne[d]);
-  return py::make_tuple(py::str(std::string(t.name)), static_cast<std::uint32_t>(t.type), shape, t.n_elements,
-                        t.n_bytes, t.file_offset, t.offset, s.shard_of(t));
+  return py::make_tuple(decode(t.name), static_cast<std::uint32_t>(t.type), shape, t.n_elements, t.n_bytes,
+                        t.file_offset, t.offset, s.shard_of(t));
 }
 
 gguf::parse_options options_from(const py::dict& limits) {
@@ -340,17 +345,14 @@ gguf::parse_options options_from(const py::dict& limits) {
 }  // namespace
 
 void bind_source(py::module_& m) {
-  py::class_<string_array>(m, "StringArray", "A read-only sequence of the strings of a metadata array, decoded as they are read.")
+  py::class_<string_array>(m, "StringArray",
+                           "A read-only sequence of the strings of a metadata array, decoded as they are read.")
       .def("__len__", &string_array::size)
       .def("__getitem__", &string_array::get, py::arg("index"))
       .def("__getitem__", &string_array::slice, py::arg("slice"))
-      .def("__iter__", [](const string_array& a) { return string_iterator(a); })
       .def("raw", &string_array::raw, py::arg("index"), "Item `index` as bytes, as stored.")
       .def("tolist", &string_array::to_list, py::arg("as_bytes") = false,
            "Every item, as a list of str (or of bytes with as_bytes=True).");
-  py::class_<string_iterator>(m, "StringArrayIterator")
-      .def("__iter__", [](py::object self) { return self; })
-      .def("__next__", &string_iterator::next);
 
   using holder = std::shared_ptr<source>;
   py::class_<source, holder>(m, "Source", "A parsed GGUF file, shard set or buffer (see pygguf.open).")
@@ -374,16 +376,17 @@ void bind_source(py::module_& m) {
              return out;
            })
       .def("__len__", [](const source& s) { return s.metadata().size(); })
-      .def("contains", [](const source& s, std::string_view k) { return s.metadata().contains(k); })
-      .def("value", [](const holder& s, std::string_view k) { return to_python(s, entry(*s, k).value); })
-      .def("value_type", [](const source& s, std::string_view k) { return static_cast<int>(entry(s, k).value.type()); })
+      .def("contains", [](const source& s, const py::object& k) { return s.metadata().contains(name_bytes(k)); })
+      .def("value", [](const holder& s, const py::object& k) { return to_python(s, entry(*s, k).value); })
+      .def("value_type",
+           [](const source& s, const py::object& k) { return static_cast<int>(entry(s, k).value.type()); })
       .def("item_type",
-           [](const source& s, std::string_view k) -> py::object {
+           [](const source& s, const py::object& k) -> py::object {
              const gguf::value_view& v = entry(s, k).value;
              if (!v.is_array()) return py::none();
              return py::int_(static_cast<int>(v.get<gguf::array_view>()->item_type()));
            })
-      .def("entry_offset", [](const source& s, std::string_view k) { return entry(s, k).offset; })
+      .def("entry_offset", [](const source& s, const py::object& k) { return entry(s, k).offset; })
       .def("header_view",
            [](const holder& s) {
              const auto b = s->header_bytes();
@@ -392,8 +395,8 @@ void bind_source(py::module_& m) {
       .def("tensor_count", [](const source& s) { return s.tensors().size(); })
       .def("tensor", [](const source& s, py::ssize_t i) { return tensor_tuple(s, tensor_at(s, i)); })
       .def("tensor_index",
-           [](const source& s, std::string_view name) -> py::ssize_t {
-             const gguf::tensor_info* t = s.find_tensor(name);
+           [](const source& s, const py::object& name) -> py::ssize_t {
+             const gguf::tensor_info* t = s.find_tensor(name_bytes(name));
              return t ? static_cast<py::ssize_t>(t - s.tensors().data()) : -1;
            })
       .def("raw",

@@ -18,7 +18,7 @@ mkdir -p "$work"
 
 echo "-- install"
 cmake -S "$root" -B "$work/gguf" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGGUF_BUILD_TESTS=OFF \
-  -DGGUF_BUILD_EXAMPLES=OFF -DGGUF_BUILD_BENCHMARKS=OFF -DGGUF_INSTALL=ON > /dev/null
+  -DGGUF_BUILD_EXAMPLES=OFF -DGGUF_BUILD_BENCHMARKS=OFF -DGGUF_BUILD_PYTHON=OFF -DGGUF_INSTALL=ON > /dev/null
 cmake --install "$work/gguf" --prefix "$work/prefix" > /dev/null
 for f in include/gguf/gguf.hpp share/cmake/gguf/ggufConfig.cmake share/cmake/gguf/ggufConfigVersion.cmake \
          share/cmake/gguf/gguf_dispatch.cmake share/cmake/gguf/dispatch/select.cpp share/pkgconfig/gguf.pc; do
