@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Literal, Union, overload
+from typing import TYPE_CHECKING, Any, Literal, Union, overload
 
 import numpy as np
 
@@ -47,6 +47,11 @@ class TokenAttr(enum.IntFlag):
     RSTRIP = 1 << 8
     #: (Unused by llama.cpp's tokenizers.)
     SINGLE_WORD = 1 << 9
+
+
+def _special_id(name: str, doc: str) -> Any:
+    """A read-only property giving the core tokenizer's special id ``name`` (``None`` when absent)."""
+    return property(lambda self: getattr(self._t, name), doc=doc)
 
 
 class Tokenizer:
@@ -259,50 +264,15 @@ class Tokenizer:
         """True when ``encode(..., add_special=True)`` ends with EOS."""
         return self._t.add_eos
 
-    @property
-    def bos(self) -> int | None:
-        """The beginning-of-sequence token, or ``None``."""
-        return self._t.bos
-
-    @property
-    def eos(self) -> int | None:
-        """The end-of-sequence token, or ``None``."""
-        return self._t.eos
-
-    @property
-    def eot(self) -> int | None:
-        """The end-of-turn token, or ``None``."""
-        return self._t.eot
-
-    @property
-    def eom(self) -> int | None:
-        """The end-of-message token, or ``None``."""
-        return self._t.eom
-
-    @property
-    def sep(self) -> int | None:
-        """The separator token, or ``None``."""
-        return self._t.sep
-
-    @property
-    def unk(self) -> int | None:
-        """The unknown token, or ``None``."""
-        return self._t.unk
-
-    @property
-    def pad(self) -> int | None:
-        """The padding token, or ``None``."""
-        return self._t.pad
-
-    @property
-    def mask(self) -> int | None:
-        """The mask token, or ``None``."""
-        return self._t.mask
-
-    @property
-    def newline(self) -> int | None:
-        """The newline token as llama.cpp finds it (``llama_vocab_nl``), or ``None``."""
-        return self._t.newline
+    bos: int | None = _special_id("bos", "The beginning-of-sequence token, or ``None``.")
+    eos: int | None = _special_id("eos", "The end-of-sequence token, or ``None``.")
+    eot: int | None = _special_id("eot", "The end-of-turn token, or ``None``.")
+    eom: int | None = _special_id("eom", "The end-of-message token, or ``None``.")
+    sep: int | None = _special_id("sep", "The separator token, or ``None``.")
+    unk: int | None = _special_id("unk", "The unknown token, or ``None``.")
+    pad: int | None = _special_id("pad", "The padding token, or ``None``.")
+    mask: int | None = _special_id("mask", "The mask token, or ``None``.")
+    newline: int | None = _special_id("newline", "The newline token as llama.cpp finds it (``llama_vocab_nl``), or ``None``.")
 
     @property
     def eog_ids(self) -> list[int]:
