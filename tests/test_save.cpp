@@ -150,6 +150,35 @@ TEST_CASE("an error leaves the target untouched and no temporary behind") {
   fs::remove(p);
 }
 
+TEST_CASE("a write its caller stops ends with errc::cancelled, the target untouched and no temporary behind") {
+  const fs::path p = scratch("stopped.gguf");
+  test::write_file(p, model_bytes());
+  const auto g = gguf::open(p);
+  REQUIRE(g);
+  gguf::writer w = gguf::writer::from(g->info());
+  REQUIRE(w.replace("general.name", gguf::value("new")));
+  for (int asked_before_stop : {0, 1, 3}) {  // after the header, after the first chunk, later
+    gguf::save_options opt;
+    opt.chunk_bytes = 64;
+    int asked = 0;
+    opt.stop = [&] { return asked++ == asked_before_stop; };
+    const auto r = gguf::save(w, p, opt);
+    REQUIRE(!r);
+    CHECK(r.error().code == errc::cancelled);
+    CHECK(asked == asked_before_stop + 1);
+    CHECK(name_of(p) == "old");
+    CHECK(leftovers(p) == 0);
+  }
+#if !defined(_WIN32)  // Windows refuses to rename over the mapped source (see above)
+  gguf::save_options never;
+  never.stop = [] { return false; };
+  CHECK(gguf::save(w, p, never));
+  CHECK(name_of(p) == "new");
+#endif
+  std::error_code ec;
+  fs::remove(p, ec);
+}
+
 TEST_CASE("in place: only the header is rewritten, the tensors do not move, the backup goes") {
   const fs::path p = scratch("in-place.gguf");
   test::write_file(p, model_bytes());

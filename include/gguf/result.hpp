@@ -58,6 +58,7 @@ enum class errc : std::uint8_t {
   bad_hparams,          ///< model hyperparameters that cannot be right (a per-layer array of the wrong length, 0 heads)
   pending_restore,      ///< an interrupted write left a backup or a journal: restore it before writing the file again
   bad_vocabulary,       ///< tokenizer metadata no tokenizer can use (short arrays, ids out of range)
+  cancelled,            ///< the caller stopped the work (`write_options::stop`)
 };
 
 /**
@@ -98,6 +99,7 @@ constexpr const char* message(errc code) noexcept {
     case errc::bad_hparams: return "the model's hyperparameters do not fit together";
     case errc::pending_restore: return "an interrupted write must be restored first";
     case errc::bad_vocabulary: return "unusable tokenizer vocabulary";
+    case errc::cancelled: return "stopped by the caller";
   }
   return "unknown error";
 }

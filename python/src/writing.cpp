@@ -495,7 +495,7 @@ class cancel_state {
   std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
 };
 
-gguf::error cancelled_error() { return gguf::error{gguf::errc::unspecified, "cancelled"}; }
+gguf::error cancelled_error() { return gguf::error{gguf::errc::cancelled, "the write was stopped"}; }
 
 /// A sink that stops the write when Python asks (`cancel_state`), else passes the bytes on.
 class cancellable_sink final : public gguf::sink {
@@ -738,10 +738,6 @@ void edit(const py::object& src, const py::object& dst, const py::list& set, con
 
 // ---- split and merge -------------------------------------------------------------------------------
 
-/// Thrown from a split's progress hook to stop it: nothing is swapped in before every shard is written,
-/// and the unwinding removes the temporaries written so far (`output_file`).
-struct split_cancelled {};
-
 py::list split(const py::object& src, const fs::path& prefix, std::uint32_t max_tensors, std::uint64_t max_bytes,
                bool metadata_only_first_shard) {
   const model_ref m = model_of(src, "split");
@@ -751,17 +747,15 @@ py::list split(const py::object& src, const fs::path& prefix, std::uint32_t max_
   opt.metadata_only_first_shard = metadata_only_first_shard;
   cancel_state state;
   gguf::save_options save;
-  save.progress = [&state](std::uint64_t done, std::uint64_t total) {
-    if (state.poll(done == total)) throw split_cancelled{};  // a last look before the swap
-  };
+  // asked after each chunk of every shard (a last look at the signals after the last one): nothing is
+  // swapped in once it says stop
+  bool last = false;
+  save.progress = [&last](std::uint64_t done, std::uint64_t total) { last = done == total; };
+  save.stop = [&state, &last] { return state.poll(last); };
   gguf::result<std::vector<fs::path>> r = cancelled_error();
   {
     py::gil_scoped_release unlocked;
-    try {
-      r = gguf::save_split(*m, prefix, opt, save);
-    } catch (const split_cancelled&) {
-      r = cancelled_error();
-    }
+    r = gguf::save_split(*m, prefix, opt, save);
   }
   state.rethrow();
   if (!r) {

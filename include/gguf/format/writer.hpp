@@ -50,6 +50,10 @@ struct write_options {
   std::size_t chunk_bytes = std::size_t{4} << 20;
   /// Called after each chunk with the bytes written so far and the total: progress for a person.
   std::function<void(std::uint64_t written, std::uint64_t total)> progress;
+  /// Asked after the header and after each chunk: true stops the write with `errc::cancelled`, as any
+  /// error stops it (so `save`, `stage`, `save_split` and `quantize_model` leave no file behind). For a
+  /// user's interrupt, or a binding's (Python's Ctrl-C).
+  std::function<bool()> stop;
   /// Called with each range of borrowed tensor data once written, so a mapping can drop its pages
   /// (`gguf::save` passes `mapped_file::release`): peak memory stays bounded for files larger than RAM.
   std::function<void(std::span<const std::byte>)> done_with;
@@ -346,6 +350,8 @@ class writer {
     GGUF_TRY(out.write(*h));
     std::uint64_t written = h->size();
     if (opt.progress) opt.progress(written, total);
+    const auto stopped = [&opt] { return opt.stop && opt.stop(); };
+    if (stopped()) return error{errc::cancelled, "the write was stopped"};
 
     std::vector<std::byte> buffer;  // for converted or produced data only
     static constexpr std::byte zeros[256] = {};
@@ -372,6 +378,7 @@ class writer {
         if (!t.produce && opt.done_with) opt.done_with(t.data.subspan(static_cast<std::size_t>(at), n));
         written += n;
         if (opt.progress) opt.progress(written, total);
+        if (stopped()) return error{errc::cancelled, "the write was stopped"};
       }
       for (std::uint64_t left = pad(t.n_bytes, align) - t.n_bytes; left > 0;) {
         const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(left, sizeof zeros));
