@@ -43,6 +43,20 @@ TEST_CASE("a text hashes the same read exactly or read 16 bytes at a time") {
   }
 }
 
+TEST_CASE("two texts of up to 16 bytes compare equal read 16 bytes at a time exactly when they are") {
+  for (const std::string& s : sample_texts()) {
+    if (s.size() > 16) continue;
+    const std::string a = s + std::string(16, '\x5A'), b = s + std::string(16, '\xA5');  // differ past the end
+    CHECK(detail::equal_padded(a.data(), b.data(), s.size()));
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      std::string c = b;
+      c[i] = static_cast<char>(c[i] ^ 0x80);
+      CHECK_FALSE(detail::equal_padded(a.data(), c.data(), s.size()));
+      CHECK(detail::equal_padded(a.data(), c.data(), i));  // the bytes before it still agree
+    }
+  }
+}
+
 TEST_CASE("texts that differ in one byte or in length hash differently") {
   const std::vector<std::string> texts = sample_texts();
   for (const std::string& s : texts) {
@@ -81,7 +95,11 @@ TEST_CASE("the text index finds every token by its text, and the first of two eq
   CHECK(dup == 1);  // the empty text, 8 times: the second one repeats the first
   for (std::size_t i = 0; i < texts.size(); ++i) {
     CHECK(t.text(static_cast<token_id>(i)) == texts[i]);
-    CHECK(t.find(texts[i]) == (texts[i].empty() ? 0 : static_cast<token_id>(i)));
+    const token_id want = texts[i].empty() ? 0 : static_cast<token_id>(i);
+    CHECK(t.find(texts[i]) == want);
+    const std::string padded = texts[i] + std::string(16, '\x5A');
+    CHECK(t.find_padded({padded.data(), texts[i].size()}, detail::hash_bytes(texts[i].data(), texts[i].size())) ==
+          want);
   }
   CHECK(t.find("no such text at all, not in the sample") == no_token);
 }
@@ -101,22 +119,23 @@ TEST_CASE("append_all names the first token that repeats an earlier text, and an
   CHECK(t.find("gamma") == 3);
 }
 
-TEST_CASE("a merge table gives each pair its lowest rank, spilled groups included") {
-  // 50 000 merges over few tokens: many pairs repeat, and some groups outgrow their share
+TEST_CASE("a merge table gives each pair its lowest rank, added in batches") {
+  // 50 000 merges over few tokens: many pairs repeat, and long probe runs form
   std::mt19937 rng(3);
   const std::size_t n = 50000;
-  merge_table::builder b(n);
-  std::vector<std::pair<std::uint64_t, merge_table::merge>> first;  // the expected winner per pair
-  std::vector<std::int32_t> seen(300 * 300, -1);
+  merge_table t(n);
+  std::vector<gguf::text::merge_ids> batch;
+  std::vector<std::int32_t> seen(300 * 300, -1);  // the expected winner per pair
   for (std::int32_t rank = 0; rank < static_cast<std::int32_t>(n); ++rank) {
-    // the first 20 000 merges all of one pair's neighbours, to crowd one group
+    // the first 20 000 merges all of one pair's neighbours
     const token_id l = rank < 20000 ? static_cast<token_id>(rank % 7) : static_cast<token_id>(rng() % 300);
     const token_id r = rank < 20000 ? 5 : static_cast<token_id>(rng() % 300);
-    b.add(rank, l, r, static_cast<token_id>(rank + 1000));
+    batch.push_back({l, r, static_cast<token_id>(rank + 1000)});
+    if (batch.size() == 777) t.add(batch), batch.clear();
     auto& s = seen[static_cast<std::size_t>(l) * 300 + static_cast<std::size_t>(r)];
     if (s < 0) s = rank;
   }
-  const merge_table t = merge_table::build(b);
+  t.add(batch);
   std::size_t pairs = 0;
   for (token_id l = 0; l < 300; ++l) {
     for (token_id r = 0; r < 300; ++r) {
@@ -131,6 +150,7 @@ TEST_CASE("a merge table gives each pair its lowest rank, spilled groups include
   }
   CHECK(t.size() == pairs);
   CHECK(t.find(-1, 0).rank == -1);
+  CHECK(merge_table().find(0, 0).rank == -1);
 }
 
 TEST_CASE("tokenizer.ggml.merges is read and resolved to ids, the first bad merge named") {

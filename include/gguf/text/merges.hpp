@@ -22,6 +22,7 @@ struct merge_text {
   std::uint32_t first = 0;         ///< the length of the first half
   std::uint32_t second = 0;        ///< the length of the second half
   std::uint64_t hash[2] = {0, 0};  ///< of each half
+  bool padded = false;             ///< whether 16 bytes may be read from the start of each half
 
   /// The first half.
   std::string_view left() const noexcept { return {text, first}; }
@@ -76,7 +77,7 @@ class merge_reader {
         return error{errc::bad_vocabulary, "a merge is not two tokens separated by a space"}.about(
             "tokenizer.ggml.merges", ": ", w);
       }
-      merge_text m{w.data(), static_cast<std::uint32_t>(sp), static_cast<std::uint32_t>(w.size() - sp - 1), {}};
+      merge_text m{w.data(), static_cast<std::uint32_t>(sp), static_cast<std::uint32_t>(w.size() - sp - 1), {}, padded};
       const char* const r = w.data() + sp + 1;
       m.hash[0] = padded ? hash_bytes_padded(w.data(), m.first) : hash_bytes(w.data(), m.first);
       m.hash[1] = padded ? hash_bytes_padded(r, m.second) : hash_bytes(r, m.second);
@@ -93,9 +94,9 @@ class merge_reader {
 };
 
 /**
- * Finds the tokens of merges: each half's and the joined text's. Three lookups a merge, each a likely
- * cache miss in a large vocabulary, so the index slots, the tokens' offsets and their texts are fetched
- * some merges ahead.
+ * Finds the tokens of merges: each half's and the joined text's. The lookups of one merge do not wait
+ * for those of the one before, so the processor overlaps their cache misses (prefetching them by hand
+ * was slower).
  */
 class merge_resolver {
  public:
@@ -103,34 +104,27 @@ class merge_resolver {
   explicit merge_resolver(const token_table& tokens) noexcept : tokens_(&tokens) {}
 
   /**
-   * Adds `merges`, of ranks `rank`, `rank` + 1, ..., to `out`.
+   * Appends the ids of `merges` to `out`, in order.
    * @return `bad_vocabulary` naming the first merge whose texts are not tokens
    */
-  result<void> resolve(std::span<const merge_text> merges, std::int32_t rank, merge_table::builder& out) {
-    constexpr std::size_t ahead = 24;
+  result<void> resolve(std::span<const merge_text> merges, std::vector<merge_ids>& out) {
     const token_table& t = *tokens_;
-    const auto fetch = [&](std::size_t i, auto&& how) {
-      if (i < merges.size()) how(merges[i].hash[0]), how(merges[i].hash[1]);
-    };
-    const auto slot = [&](std::uint64_t h) { t.prefetch(h); };
-    const auto offset = [&](std::uint64_t h) { t.prefetch_offset(h); };
-    const auto text = [&](std::uint64_t h) { t.prefetch_text(h); };
-    for (std::size_t i = 0; i < ahead; ++i) fetch(i, slot);
-    for (std::size_t i = ahead / 3; i < ahead * 2 / 3; ++i) fetch(i, offset);
-    for (std::size_t i = 0; i < ahead / 3; ++i) fetch(i, text);
     for (std::size_t i = 0; i < merges.size(); ++i) {
-      fetch(i + ahead, slot);
-      fetch(i + ahead * 2 / 3, offset);
-      fetch(i + ahead / 3, text);
       const merge_text& m = merges[i];
       const std::string_view first = m.left(), second = m.right();
-      const token_id l = t.find(first, m.hash[0]), r = t.find(second, m.hash[1]);
+      const bool padded = m.padded && first.size() <= 16 && second.size() <= 16;
+      const token_id l = padded ? t.find_padded(first, m.hash[0]) : t.find(first, m.hash[0]);
+      const token_id r = padded ? t.find_padded(second, m.hash[1]) : t.find(second, m.hash[1]);
       // A merge's token is nearly always the one after the previous merge's (a BPE vocabulary lists
       // the merged tokens in rank order): that one is compared first, in order through the texts.
       token_id j = last_joined_ + 1;
       const std::string_view guess = j >= 0 && static_cast<std::size_t>(j) < t.size() ? t.text(j) : std::string_view{};
-      if (guess.size() != first.size() + second.size() || !equal_bytes(guess.data(), first.data(), first.size()) ||
-          !equal_bytes(guess.data() + first.size(), second.data(), second.size())) {
+      const bool same = guess.size() == first.size() + second.size() &&
+                        (padded ? equal_padded(guess.data(), first.data(), first.size()) &
+                                      equal_padded(guess.data() + first.size(), second.data(), second.size())
+                                : equal_bytes(guess.data(), first.data(), first.size()) &&
+                                      equal_bytes(guess.data() + first.size(), second.data(), second.size()));
+      if (!same) {
         joined_.assign(first).append(second);
         j = t.find_joined(first, second, hash_bytes(joined_.data(), joined_.size()));
       }
@@ -139,7 +133,7 @@ class merge_resolver {
         return error{errc::bad_vocabulary, "a merge names a text that is not a token"}.about("tokenizer.ggml.merges",
                                                                                              ": ", m.whole());
       }
-      out.add(rank++, l, r, j);
+      out.push_back({l, r, j});
     }
     return {};
   }
@@ -160,16 +154,20 @@ inline result<merge_table> load_merges(const array_view& a, const token_table& t
   const auto n = static_cast<std::size_t>(a.size());
   merge_reader reader(a);
   merge_resolver resolver(tokens);
-  merge_table::builder out(n);
+  merge_table table(n);
   std::vector<merge_text> todo;
+  std::vector<merge_ids> ids;
   todo.reserve(chunk);
-  for (std::int32_t rank = 0; reader.left() > 0; rank += static_cast<std::int32_t>(todo.size())) {
+  ids.reserve(chunk);
+  while (reader.left() > 0) {
     todo.clear();
+    ids.clear();
     const result<void> read = reader.read(todo, chunk);
-    if (auto r = resolver.resolve(todo, rank, out); !r) return r.error();
+    if (auto r = resolver.resolve(todo, ids); !r) return r.error();
     if (!read) return read.error();  // after the merges before it
+    table.add(ids);
   }
-  return merge_table::build(out);
+  return table;
 }
 
 }  // namespace text::detail

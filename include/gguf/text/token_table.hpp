@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -119,6 +120,18 @@ inline bool equal_bytes(const char* a, const char* b, std::size_t n) noexcept {
   return true;
 }
 
+/** `equal_bytes` for `n` <= 16 where the 16 bytes from `a` and from `b` may be read: no branch on `n`. */
+inline bool equal_padded(const char* a, const char* b, std::size_t n) noexcept {
+  if constexpr (std::endian::native == std::endian::little) {
+    const auto keep = [](std::size_t k) { return k >= 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * k)) - 1; };
+    const std::uint64_t x0 = (load64(a) ^ load64(b)) & keep(n);
+    const std::uint64_t x1 = (load64(a + 8) ^ load64(b + 8)) & (n > 8 ? keep(n - 8) : 0);
+    return (x0 | x1) == 0;
+  } else {
+    return equal_bytes(a, b, n);
+  }
+}
+
 /// True when two byte strings are equal (`equal_bytes` after the sizes).
 inline bool same_text(std::string_view a, std::string_view b) noexcept {
   return a.size() == b.size() && equal_bytes(a.data(), b.data(), a.size());
@@ -214,6 +227,21 @@ class token_table {
     }
   }
 
+  /** `find` where the 16 bytes from `s.data()` may be read (fewer branches). */
+  token_id find_padded(std::string_view s, std::uint64_t h) const noexcept {
+    if (s.size() > 16) return find(s, h);
+    if (slots_.empty()) return no_token;
+    const std::uint32_t tag = tag_of(h);
+    for (std::size_t i = detail::home_slot(h, slots_.size());; i = i + 1 == slots_.size() ? 0 : i + 1) {
+      const std::uint32_t e = slots_[i];
+      if (e == 0) return no_token;
+      if ((e & ~id_mask()) == tag) {
+        const std::string_view t = text(id_of(e));  // the table has 16 bytes past each text's start
+        if (t.size() == s.size() && detail::equal_padded(t.data(), s.data(), s.size())) return id_of(e);
+      }
+    }
+  }
+
   /** `find` of the text `a` followed by `b`, with `h` the hash of the two joined, without joining them. */
   token_id find_joined(std::string_view a, std::string_view b, std::uint64_t h) const noexcept {
     if (slots_.empty()) return no_token;
@@ -285,24 +313,6 @@ class token_table {
     return dup;
   }
 
-  /** Asks the CPU to bring in the index slot a lookup of hash `h` reads first (bulk lookups overlap their misses). */
-  void prefetch(std::uint64_t h) const noexcept {
-    if (!slots_.empty()) __builtin_prefetch(&slots_[detail::home_slot(h, slots_.size())]);
-  }
-  /** After `prefetch(h)`: brings in the offset of the token in that slot, when its tag matches. */
-  void prefetch_offset(std::uint64_t h) const noexcept {
-    if (slots_.empty()) return;
-    const std::uint32_t e = slots_[detail::home_slot(h, slots_.size())];
-    if (e != 0 && (e & ~id_mask()) == tag_of(h)) __builtin_prefetch(&offsets_[static_cast<std::size_t>(id_of(e))]);
-  }
-  /** After `prefetch_offset(h)`: brings in the text of the token in that slot, when its tag matches. */
-  void prefetch_text(std::uint64_t h) const noexcept {
-    if (slots_.empty()) return;
-    const std::uint32_t e = slots_[detail::home_slot(h, slots_.size())];
-    if (e != 0 && (e & ~id_mask()) == tag_of(h))
-      __builtin_prefetch(text_.get() + offsets_[static_cast<std::size_t>(id_of(e))]);
-  }
-
   /** The bytes the table holds (texts, offsets and index). */
   std::size_t memory_bytes() const noexcept {
     return capacity_bytes_ + offsets_.capacity() * sizeof(std::uint32_t) + slots_.capacity() * sizeof(std::uint32_t);
@@ -331,9 +341,20 @@ class token_table {
   unsigned id_bits_ = 16;
 };
 
+/** One merge of `tokenizer.ggml.merges` by ids: `left` then `right` make `result`. */
+struct merge_ids {
+  token_id left = no_token;    ///< the first token
+  token_id right = no_token;   ///< the second token
+  token_id result = no_token;  ///< the token of the two texts joined
+};
+
 /**
  * The BPE merges as a map from a pair of token ids to the merge's rank and the token it makes. llama.cpp
  * keys its map by the two texts; every merge of a valid vocabulary names tokens, so ids say the same.
+ *
+ * The merges are kept in rank order, and an open-addressing index of 4-byte slots (the rank and a tag
+ * of the pair's hash) finds them: the index of a large vocabulary stays in the cache, and a pair that
+ * is no merge (most pairs a tokenizer asks about) is told by the tags alone.
  */
 class merge_table {
  public:
@@ -343,96 +364,62 @@ class merge_table {
     token_id result = no_token;  ///< the token of the two texts joined
   };
 
- private:
-  struct slot {
-    std::uint64_t key = 0;
-    merge m;
-  };
+  /** An empty table. */
+  merge_table() = default;
 
- public:
+  /** An empty table with room for `n` merges (no more may be added). */
+  explicit merge_table(std::size_t n) : slots_(n == 0 ? 0 : detail::table_capacity(n), 0) {
+    merges_.reserve(n);
+    while (rank_bits_ < 31 && (std::uint64_t{1} << rank_bits_) <= n + 1) ++rank_bits_;
+  }
+
   /**
-   * Collects merges for a table. Each merge is put in a group by the part of the table it lands in; the
-   * table is then filled group after group, so that the inserts of a large vocabulary hit the cache
-   * instead of missing it once each.
+   * Adds merges of the ranks after those added before, lowest first. Of two merges of one pair, the
+   * lower rank wins, as in llama.cpp. The slots are fetched some merges ahead, to overlap their misses.
    */
-  class builder {
-   public:
-    /** Room for `n` merges. */
-    explicit builder(std::size_t n) : n_slots_(detail::table_capacity(n)) {
-      while ((n_slots_ - 1) >> shift_ >= groups) ++shift_;
-      // a group's expected share and some (the hash spreads the pairs evenly; more goes to `spill_`)
-      cap_ = n / groups + n / (groups * 8) + 64;
-#if defined(__cpp_lib_smart_ptr_for_overwrite)
-      grouped_ = std::make_unique_for_overwrite<entry[]>(cap_ * groups);  // written before it is read
-#else
-      grouped_ = std::make_unique<entry[]>(cap_ * groups);
-#endif
-    }
-    /** Adds the merge of rank `rank`, `left` then `right` making `result`; ranks ascend. */
-    void add(std::int32_t rank, token_id left, token_id right, token_id result) {
-      const std::uint64_t k = key(left, right);
-      const std::size_t g = detail::home_slot(hash(k), n_slots_) >> shift_;
-      const entry e{k, rank, result};
-      if (count_[g] < cap_) {
-        grouped_[g * cap_ + count_[g]++] = e;
-      } else {
-        spill_.push_back(e);  // after the group's other merges, which have lower ranks
+  void add(std::span<const merge_ids> merges) noexcept {
+    constexpr std::size_t ahead = 16;
+    const std::size_t first = merges_.size();
+    merges_.insert(merges_.end(), merges.begin(), merges.end());
+    const std::size_t n = merges.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + ahead < n) {
+        const merge_ids& a = merges[i + ahead];
+        __builtin_prefetch(&slots_[detail::home_slot(hash(key(a.left, a.right)), slots_.size())], 1);
+      }
+      const std::uint64_t k = key(merges[i].left, merges[i].right), h = hash(k);
+      const std::uint32_t tag = tag_of(h);
+      for (std::size_t s = detail::home_slot(h, slots_.size());; s = s + 1 == slots_.size() ? 0 : s + 1) {
+        std::uint32_t& e = slots_[s];
+        if (e == 0) {
+          e = tag | static_cast<std::uint32_t>(first + i + 1);
+          ++size_;
+          break;
+        }
+        if ((e & ~rank_mask()) == tag && key(merges_[rank_of(e)].left, merges_[rank_of(e)].right) == k) break;
       }
     }
-
-   private:
-    friend class merge_table;
-    static constexpr std::size_t groups = 64;
-    std::size_t n_slots_, cap_ = 0;
-    unsigned shift_ = 0;
-    // a merge collected (trivial: the groups are not written before they are filled)
-    struct entry {
-      std::uint64_t key;
-      std::int32_t rank;
-      token_id result;
-    };
-    std::unique_ptr<entry[]> grouped_;
-    std::size_t count_[groups] = {};
-    std::vector<entry> spill_;
-  };
-
-  /** The table of the merges `b` collected; of two merges of one pair, the lower rank wins, as in llama.cpp. */
-  static merge_table build(const builder& b) {
-    merge_table t;
-    t.slots_.assign(b.n_slots_, slot{});
-    for (std::size_t g = 0; g < builder::groups; ++g)
-      for (std::size_t i = 0; i < b.count_[g]; ++i) t.insert(b.grouped_[g * b.cap_ + i]);
-    for (const builder::entry& e : b.spill_) t.insert(e);
-    return t;
   }
 
   /** The merge of `left` then `right`, or a merge with rank -1. */
   merge find(token_id left, token_id right) const noexcept {
     if (slots_.empty() || left < 0 || right < 0) return {};
-    const std::uint64_t k = key(left, right);
-    for (std::size_t i = detail::home_slot(hash(k), slots_.size());; i = i + 1 == slots_.size() ? 0 : i + 1) {
-      const slot& e = slots_[i];
-      if (e.m.rank < 0) return {};
-      if (e.key == k) return e.m;
+    const std::uint64_t k = key(left, right), h = hash(k);
+    const std::uint32_t tag = tag_of(h);
+    for (std::size_t i = detail::home_slot(h, slots_.size());; i = i + 1 == slots_.size() ? 0 : i + 1) {
+      const std::uint32_t e = slots_[i];
+      if (e == 0) return {};
+      if ((e & ~rank_mask()) == tag) {
+        const merge_ids& m = merges_[rank_of(e)];
+        if (m.left == left && m.right == right) return {static_cast<std::int32_t>(rank_of(e)), m.result};
+      }
     }
   }
 
-  /** The number of merges. */
+  /** The number of pairs that merge (a pair listed twice counts once). */
   std::size_t size() const noexcept { return size_; }
 
  private:
-  // Inserts unless the pair is there already (an earlier rank).
-  void insert(const builder::entry& g) noexcept {
-    for (std::size_t s = detail::home_slot(hash(g.key), slots_.size());; s = s + 1 == slots_.size() ? 0 : s + 1) {
-      slot& e = slots_[s];
-      if (e.m.rank < 0) {
-        e = {g.key, {g.rank, g.result}};
-        ++size_;
-        return;
-      }
-      if (e.key == g.key) return;
-    }
-  }
   static std::uint64_t key(token_id l, token_id r) noexcept {
     return (std::uint64_t{static_cast<std::uint32_t>(l)} << 32) | static_cast<std::uint32_t>(r);
   }
@@ -441,8 +428,15 @@ class merge_table {
     k *= 0x7FB5D329728EA185ull;
     return k ^ (k >> 27);
   }
-  std::vector<slot> slots_;
+  // A slot: the rank + 1 in the low rank_bits_ bits (0: empty), a tag from the hash's low bits above
+  // them (the home slot comes from its high bits).
+  std::uint32_t rank_mask() const noexcept { return (std::uint32_t{1} << rank_bits_) - 1; }
+  std::uint32_t tag_of(std::uint64_t h) const noexcept { return static_cast<std::uint32_t>(h) & ~rank_mask(); }
+  std::size_t rank_of(std::uint32_t e) const noexcept { return (e & rank_mask()) - 1; }
+  std::vector<merge_ids> merges_;     // by rank
+  std::vector<std::uint32_t> slots_;  // the index
   std::size_t size_ = 0;
+  unsigned rank_bits_ = 16;
 };
 
 }  // namespace text

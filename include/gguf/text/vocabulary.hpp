@@ -62,7 +62,7 @@ struct vocabulary {
   pre_tokenizer pre{};                ///< the BPE pre-tokenizer (the default one for other models)
 
   token_table tokens;                       ///< texts and the text → id index
-  std::vector<float> scores;                ///< per token (0 when the file has none)
+  std::vector<float> scores;                ///< per token; empty when the file has none (each scores 0)
   std::vector<std::uint32_t> attrs;         ///< per token, `token_attr` bits
   merge_table merges;                       ///< BPE merges by token ids
   std::size_t max_token_length = 0;         ///< the longest token text, in bytes
@@ -107,7 +107,7 @@ struct vocabulary {
   /// The attributes of a valid id.
   std::uint32_t attr(token_id id) const noexcept { return attrs[static_cast<std::size_t>(id)]; }
   /// The score of a valid id.
-  float score(token_id id) const noexcept { return scores[static_cast<std::size_t>(id)]; }
+  float score(token_id id) const noexcept { return scores.empty() ? 0.0f : scores[static_cast<std::size_t>(id)]; }
   /// True when `id` ends generation.
   bool is_eog(token_id id) const noexcept { return std::binary_search(eog.begin(), eog.end(), id); }
 };
@@ -278,13 +278,13 @@ inline result<vocabulary> load_vocabulary(const metadata_table& md) {
   if (n == 0) return detail::vocab_error("is empty", "tokenizer.ggml.tokens");
 
   // scores: float32 or int32, at least as long as the token list (SPM and UGM need them)
-  v.scores.assign(n, 0.0f);
   if (const metadata_entry* e = md.find("tokenizer.ggml.scores")) {
     auto a = e->value.get<array_view>();
     if (!a || (a->item_type() != value_type::float32 && a->item_type() != value_type::int32)) {
       return detail::vocab_error("must be an array of float32 or int32", "tokenizer.ggml.scores");
     }
     if (a->size() < n) return detail::vocab_error("has fewer scores than there are tokens", "tokenizer.ggml.scores");
+    v.scores.assign(n, 0.0f);
     std::size_t i = 0;
     if (const auto span = a->as_span<float>()) {
       std::memcpy(v.scores.data(), span->data(), n * sizeof(float));  // the file's own order and alignment
