@@ -173,7 +173,7 @@ def main() -> int:
                 continue
             qt = gguf.GGMLQuantizationType(int(t))
             try:
-                ref_s = median_seconds(lambda: gguf.quants.quantize(x, qt), 1)
+                ref_s = median_seconds(lambda: gguf.quants.quantize(x, qt), max(1, args.repeat // 2))
             except (NotImplementedError, ValueError, KeyError, AttributeError, TypeError):
                 continue
             ours = N / median_seconds(lambda: pygguf.quantize(x, t, threads=1), args.repeat)

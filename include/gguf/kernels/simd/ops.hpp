@@ -1618,6 +1618,22 @@ GGUF_SIMD_INLINE fbatch<A> sqrt(const fbatch<A>& x) noexcept {
 }
 
 /**
+ * Asks for the `bytes` from `p` to be brought into the cache for reading, a line at a time: a kernel
+ * reading a long row out of memory fetches its next stretch while it works on this one (the hardware's
+ * prefetcher alone falls behind a loop that reads in bursts). A hint; nothing where the compiler has
+ * no way to give it.
+ */
+GGUF_SIMD_INLINE void prefetch_read([[maybe_unused]] const void* p, [[maybe_unused]] std::size_t bytes) noexcept {
+  for (std::size_t at = 0; at < bytes; at += 64) {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(static_cast<const char*>(p) + at);
+#elif defined(_M_X64) || defined(_M_IX86)
+    _mm_prefetch(static_cast<const char*>(p) + at, _MM_HINT_T0);
+#endif
+  }
+}
+
+/**
  * -x in every lane, the sign bit flipped (IEEE negation, C's unary minus): xsimd 8.1 negates on
  * AVX-512 as 0 - x, which gives +0 for +0 (and a NaN's sign unchanged).
  */

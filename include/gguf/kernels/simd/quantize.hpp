@@ -80,11 +80,12 @@ inline void load_block(const float* src, fbatch<A> (&x)[N]) noexcept {
 /**
  * q4_0 / q5_0 blocks without importance weights (`scalar::quant::round_symmetric`): max = the first
  * weight of the largest magnitude, d = max / -2^(Bits-1), q = min(top, trunc(x * id + 2^(Bits-1) + 0.5)).
- * A block with a NaN or an infinity, or whose 1 / d overflows, goes through the scalar twin (there ggml's
- * comparisons are order-dependent and its casts of NaN the x86 instruction's); for the others the
- * magnitude is the maximum in any order, and every level lies in 0 ... 2^Bits, where a truncating
- * conversion is the same on every instruction set. lanes<A> blocks at a time: their scales are divided
- * in one batch, so no block waits on its own two divisions.
+ * lanes<A> blocks at a time: their extremes reduced in one transposing tree, their scales divided and
+ * converted to halves in one batch. The larger of a block's extremes is its max, unless it holds both
+ * +m and -m: then the first of them, found in that block alone. A block with a NaN or an infinity, or
+ * whose 1 / d overflows, goes through the scalar twin (there ggml's comparisons are order-dependent and
+ * its casts of NaN the x86 instruction's); for the others every level lies in 0 ... 2^Bits, where a
+ * truncating conversion is the same on every instruction set.
  */
 template <class A, int Bits, class B>
 inline void round_symmetric(const float* src, std::byte* dst, std::size_t n_blocks) noexcept {
@@ -92,52 +93,86 @@ inline void round_symmetric(const float* src, std::byte* dst, std::size_t n_bloc
   constexpr int half = 1 << (Bits - 1), top = (1 << Bits) - 1;
   constexpr std::size_t qs_at = sizeof(B) - 16;
   constexpr quant_fn reference = quant_detail::native_scalar_quantizer(Bits == 4 ? ggml_type::q4_0 : ggml_type::q5_0);
+  using F = fbatch<A>;
+  using I = ibatch<A>;
   for (std::size_t first = 0; first < n_blocks; first += group) {
     const std::size_t n = n_blocks - first < group ? n_blocks - first : group;
     const float* in = src + 32 * first;
     std::byte* out = dst + sizeof(B) * first;
-    alignas(64) float max[group] = {};
-    std::uint32_t special = 0;
-    for (std::size_t g = 0; g < n; ++g) {
-      fbatch<A> x[vectors];
-      load_block<A>(in + 32 * g, x);
-      if (any_special<A>(x)) {
-        special |= 1u << g;
+    if (first + 2 * group <= n_blocks) prefetch_read(in + 32 * group, 32 * group * sizeof(float));  // the next group
+    F lo[group], hi[group];
+    I magnitude(0);  // the largest |x| as an integer: a NaN's or an infinity's is at least inf's
+    for (std::size_t g = 0; g < group; ++g) {
+      if (g >= n) {
+        lo[g] = hi[g] = F(0.0f);
         continue;
       }
-      fbatch<A> amax = xsimd::abs(x[0]);
-      for (std::size_t k = 1; k < vectors; ++k) amax = xsimd::max(amax, xsimd::abs(x[k]));
-      const float magnitude = max_lane<A>(amax);
-      if (magnitude == 0.0f) continue;    // ggml's max of an all-zero block stays +0, whatever the zeros' signs
-      std::uint32_t plus = 0, minus = 0;  // the first weight of that magnitude, + or -
-      for (std::size_t k = 0; k < vectors; ++k) {
-        plus |= lane_bits<A>(x[k] == fbatch<A>(magnitude)) << (k * lanes<A>);
-        minus |= lane_bits<A>(x[k] == fbatch<A>(-magnitude)) << (k * lanes<A>);
+      F x[vectors];
+      load_block<A>(in + 32 * g, x);
+      lo[g] = x[0];
+      hi[g] = x[0];
+      magnitude = xsimd::max(magnitude, as_int<A>(x[0]) & I(0x7FFFFFFF));
+      for (std::size_t k = 1; k < vectors; ++k) {
+        lo[g] = xsimd::min(lo[g], x[k]);
+        hi[g] = xsimd::max(hi[g], x[k]);
+        magnitude = xsimd::max(magnitude, as_int<A>(x[k]) & I(0x7FFFFFFF));
       }
-      max[g] = (plus >> std::countr_zero(plus | minus)) & 1u ? magnitude : -magnitude;
     }
-    const fbatch<A> d = div<A>(fbatch<A>::load_aligned(max), fbatch<A>(static_cast<float>(-half)));
-    const fbatch<A> id = xsimd::select(d == fbatch<A>(0.0f), fbatch<A>(0.0f), div<A>(fbatch<A>(1.0f), d));
-    alignas(64) float ds[group], ids[group];
-    d.store_aligned(ds);
-    id.store_aligned(ids);
-    for (std::size_t g = 0; g < n; ++g) {
-      // a NaN or an infinity, or d below 2^-128 (1 / d infinite, x * id NaN or infinite): the scalar twin
-      if ((special >> g) & 1u || !(std::fabs(ids[g]) < 3.0e38f)) {
-        reference(in + 32 * g, out + sizeof(B) * g, 32, nullptr);
-        continue;
+    const F min = reduce_each<A, false>(lo), max = reduce_each<A, true>(hi), neg = negate<A>(min);
+    const auto zero = xsimd::max(max, neg) == F(0.0f);  // ggml's max of an all-zero block stays +0
+    alignas(64) float top_weight[group];
+    xsimd::select(zero, F(0.0f), xsimd::select(neg > max, min, max)).store_aligned(top_weight);
+    std::uint32_t special = 0;
+    if (xsimd::any(magnitude >= I(0x7F800000))) {  // which blocks: their extremes may be anything
+      for (std::size_t g = 0; g < n; ++g) {
+        F x[vectors];
+        load_block<A>(in + 32 * g, x);
+        if (any_special<A>(x)) special |= 1u << g;
       }
-      fbatch<A> x[vectors];
+    }
+    // +m and -m in one block: the first of them
+    for (std::uint32_t tie = lane_bits<A>(neg == max && !zero) & ~special; tie != 0; tie &= tie - 1) {
+      const auto g = static_cast<std::size_t>(std::countr_zero(tie));
+      if (g >= n) break;
+      F x[vectors];
       load_block<A>(in + 32 * g, x);
-      ::gguf::detail::store_le<std::uint16_t>(out + sizeof(B) * g, half_of<A>(ds[g]));
-      ibatch<A> q[vectors];
+      const float m = top_weight[g] < 0.0f ? -top_weight[g] : top_weight[g];
+      std::uint32_t plus = 0, minus = 0;
       for (std::size_t k = 0; k < vectors; ++k) {
-        fbatch<A> p = x[k] * fbatch<A>(ids[g]);
+        plus |= lane_bits<A>(x[k] == F(m)) << (k * lanes<A>);
+        minus |= lane_bits<A>(x[k] == F(-m)) << (k * lanes<A>);
+      }
+      top_weight[g] = (plus >> std::countr_zero(plus | minus)) & 1u ? m : -m;
+    }
+    const F d = div<A>(F::load_aligned(top_weight), F(static_cast<float>(-half)));
+    const F id = xsimd::select(d == F(0.0f), F(0.0f), div<A>(F(1.0f), d));
+    special |= lane_bits<A>(!(xsimd::abs(id) < F(3.0e38f)));  // d below 2^-128: x * id NaN or infinite
+    alignas(64) float ids[group];
+    alignas(64) std::int32_t halves[group];
+    id.store_aligned(ids);
+    f16_bits<A>(d).store_aligned(halves);
+    const auto levels = [&](std::size_t g) GGUF_SIMD_INLINE_LAMBDA {
+      F x[vectors];
+      load_block<A>(in + 32 * g, x);
+      ::gguf::detail::store_le<std::uint16_t>(out + sizeof(B) * g, static_cast<std::uint16_t>(halves[g]));
+      I q[vectors];
+      for (std::size_t k = 0; k < vectors; ++k) {
+        F p = x[k] * F(ids[g]);
         opaque<A>(p);
-        q[k] =
-            xsimd::min(xsimd::batch_cast<std::int32_t>(p + fbatch<A>(static_cast<float>(half) + 0.5f)), ibatch<A>(top));
+        q[k] = xsimd::min(xsimd::batch_cast<std::int32_t>(p + F(static_cast<float>(half) + 0.5f)), I(top));
       }
       pack_levels<A, Bits>(q, out + sizeof(B) * g + qs_at, out + sizeof(B) * g + 2);
+    };
+    if (special == 0 && n == group) {  // nearly every group
+      for (std::size_t g = 0; g < group; ++g) levels(g);
+      continue;
+    }
+    for (std::size_t g = 0; g < n; ++g) {
+      if ((special >> g) & 1u) {
+        reference(in + 32 * g, out + sizeof(B) * g, 32, nullptr);
+      } else {
+        levels(g);
+      }
     }
   }
 }
@@ -162,6 +197,7 @@ inline void round_with_min(const float* src, std::byte* dst, std::size_t n_block
     const std::size_t n = n_blocks - first < group ? n_blocks - first : group;
     const float* in = src + 32 * first;
     std::byte* out = dst + sizeof(B) * first;
+    if (first + 2 * group <= n_blocks) prefetch_read(in + 32 * group, 32 * group * sizeof(float));  // the next group
     F lo[group], hi[group];
     I magnitude(0);  // the largest |x| as an integer: a NaN's or an infinity's is at least inf's
     for (std::size_t g = 0; g < group; ++g) {
@@ -367,6 +403,7 @@ inline errc quantize_bf16(const float* src, std::byte* dst, std::size_t n_per_ro
                                                  0x001B0019, 0x001F001D, 0x00230021, 0x00270025, 0x002B0029, 0x002F002D,
                                                  0x00330031, 0x00370035, 0x003B0039, 0x003F003D);
     for (; i + 32 <= n_per_row; i += 32) {
+      if (i + 32 + 512 <= n_per_row) prefetch_read(src + i + 512, 128);
       const __m512 a = _mm512_loadu_ps(src + i), b = _mm512_loadu_ps(src + i + 16);
       if (_mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q) != 0) {
         put<A>(reinterpret_cast<bf16*>(dst + 2 * i), fbatch<A>(a));
@@ -386,42 +423,65 @@ inline errc quantize_bf16(const float* src, std::byte* dst, std::size_t n_per_ro
 
 /**
  * q8_0 rows (`scalar::quantize_q8_0`): per block of 32, amax = max |x|, d = amax / 127, q = round(x / d)
- * half away from zero. A block with a NaN or an infinity goes through the scalar twin (there ggml's MAX is
- * order-dependent and its casts of NaN are the x86 instruction's); for the others the maximum of the lanes
- * is the maximum in any order, and the rounding is decided without subtracting from the product:
- * |p| >= trunc(|p|) + 0.5, both exact.
+ * half away from zero. lanes<A> blocks at a time: their maxima reduced in one transposing tree, their
+ * scales divided and converted to halves in one batch. A block with a NaN or an infinity goes through
+ * the scalar twin (there ggml's MAX is order-dependent and its casts of NaN are the x86 instruction's),
+ * as does one whose 1 / d overflows; for the others the maximum of the lanes is the maximum in any
+ * order, and the rounding is decided without subtracting from the product: |p| >= trunc(|p|) + 0.5,
+ * both exact.
  */
 template <class A>
 inline errc quantize_q8_0(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
-  constexpr std::size_t per_block = 32, vectors = per_block / lanes<A>;
+  constexpr std::size_t per_block = 32, vectors = per_block / lanes<A>, group = lanes<A>;
   static_assert(per_block % lanes<A> == 0);
-  for (std::size_t b = 0; b < n_per_row / per_block; ++b, src += per_block, dst += sizeof(blocks::q8_0)) {
-    fbatch<A> x[vectors];
-    fbatch<A> amax(0.0f);
-    for (std::size_t k = 0; k < vectors; ++k) {
-      x[k] = fbatch<A>::load_unaligned(src + k * lanes<A>);
-      amax = xsimd::max(amax, xsimd::abs(x[k]));
+  using F = fbatch<A>;
+  using I = ibatch<A>;
+  const std::size_t n_blocks = n_per_row / per_block;
+  for (std::size_t first = 0; first < n_blocks; first += group) {
+    const std::size_t n = n_blocks - first < group ? n_blocks - first : group;
+    const float* in = src + per_block * first;
+    std::byte* out = dst + sizeof(blocks::q8_0) * first;
+    if (first + 2 * group <= n_blocks) prefetch_read(in + per_block * group, per_block * group * sizeof(float));
+    F amax[group];
+    I magnitude(0);  // the largest |x| as an integer: a NaN's or an infinity's is at least inf's
+    for (std::size_t g = 0; g < group; ++g) {
+      amax[g] = F(0.0f);
+      for (std::size_t k = 0; g < n && k < vectors; ++k) {
+        const F x = F::load_unaligned(in + per_block * g + k * lanes<A>);
+        amax[g] = xsimd::max(amax[g], xsimd::abs(x));
+        magnitude = xsimd::max(magnitude, as_int<A>(x) & I(0x7FFFFFFF));
+      }
     }
-    if (detail::any_special<A>(x)) {  // a NaN or an infinity: the scalar twin
-      scalar::quantize_q8_0(src, dst, per_block, importance);
-      continue;
+    const F d = div<A>(reduce_each<A, true>(amax), F(127.0f));
+    const F id = xsimd::select(d == F(0.0f), F(0.0f), div<A>(F(1.0f), d));
+    std::uint32_t special = lane_bits<A>(!(id < F(3.0e38f)));  // d below 2^-128: x * id NaN or infinite
+    if (xsimd::any(magnitude >= I(0x7F800000))) {
+      for (std::size_t g = 0; g < n; ++g) {
+        F x[vectors];
+        detail::load_block<A>(in + per_block * g, x);
+        if (detail::any_special<A>(x)) special |= 1u << g;
+      }
     }
-    const float max = max_lane<A>(amax);
-    const float d = max / 127;
-    const float id = d != 0 ? 1.0f / d : 0.0f;
-    if (!(id < 3.0e38f)) {  // d below 2^-128: 1 / d is infinite, and x * id NaN or infinite
-      scalar::quantize_q8_0(src, dst, per_block, importance);
-      continue;
-    }
-    ::gguf::detail::store_le<std::uint16_t>(dst, half_of<A>(d));
-    for (std::size_t k = 0; k < vectors; ++k) {
-      const fbatch<A> p = x[k] * fbatch<A>(id);
-      const fbatch<A> a = xsimd::abs(p);
-      const fbatch<A> t = to_float<A>(xsimd::batch_cast<std::int32_t>(a));  // |p| <= 127.00002: exact trunc
-      const fbatch<A> r = t + xsimd::select(a >= t + fbatch<A>(0.5f), fbatch<A>(1.0f), fbatch<A>(0.0f));
-      const ibatch<A> m = xsimd::batch_cast<std::int32_t>(r);
-      const ibatch<A> q = select_int<A>(as_int<A>(p) < ibatch<A>(0), ibatch<A>(0) - m, m);
-      store_low_bytes<A>(dst + 2 + k * lanes<A>, q & ibatch<A>(0xFF));
+    alignas(64) float ids[group];
+    alignas(64) std::int32_t halves[group];
+    id.store_aligned(ids);
+    detail::f16_bits<A>(d).store_aligned(halves);
+    for (std::size_t g = 0; g < n; ++g) {
+      std::byte* y = out + sizeof(blocks::q8_0) * g;
+      if ((special >> g) & 1u) {
+        scalar::quantize_q8_0(in + per_block * g, y, per_block, importance);
+        continue;
+      }
+      ::gguf::detail::store_le<std::uint16_t>(y, static_cast<std::uint16_t>(halves[g]));
+      for (std::size_t k = 0; k < vectors; ++k) {
+        const F p = F::load_unaligned(in + per_block * g + k * lanes<A>) * F(ids[g]);
+        const F a = xsimd::abs(p);
+        const F t = to_float<A>(xsimd::batch_cast<std::int32_t>(a));  // |p| <= 127.00002: exact trunc
+        const F r = t + xsimd::select(a >= t + F(0.5f), F(1.0f), F(0.0f));
+        const I m = xsimd::batch_cast<std::int32_t>(r);
+        const I q = select_int<A>(as_int<A>(p) < I(0), I(0) - m, m);
+        store_low_bytes<A>(y + 2 + k * lanes<A>, q & I(0xFF));
+      }
     }
   }
   return errc::success;
