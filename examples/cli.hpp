@@ -104,12 +104,13 @@ inline volatile std::sig_atomic_t& stderr_terminal_flag() {
 
 /**
  * SIGINT, SIGTERM, SIGHUP: remove this process's temporary files and end with 128 + the signal's number
- * (130, 143, 129) after one `error:` line; once the output is being put in place
- * (`gguf::output_committing`) the signal is let pass, so that the tool finishes what is already done.
+ * (130, 143, 129) after one `error:` line; once the output is being put in place, or is in place
+ * (`gguf::output_committing`, `gguf::output_committed`), the signal is let pass, so that the tool
+ * finishes what is already done.
  * Async-signal-safe: only write(2), unlink(2) and _exit.
  */
 extern "C" inline void on_interrupt(int sig) {
-  if (gguf::output_committing()) return;
+  if (gguf::output_committing() || gguf::output_committed()) return;
   gguf::remove_temporaries();
   const char* what =
       sig == SIGINT ? "interrupted (SIGINT): nothing was written\n" : "terminated (SIGTERM): nothing was written\n";

@@ -129,6 +129,28 @@ TEST_CASE("save writes a new file and renames it over the target, its own source
   fs::remove(p);
 }
 
+TEST_CASE("output_committing holds while an output is put in place, output_committed once one is") {
+  // A signal handler lets the program go on while a commit is under way; a long-lived program that
+  // saves again later must see it false between commits.
+  const fs::path p = scratch("committing.gguf");
+  test::write_file(p, model_bytes());
+  CHECK_FALSE(gguf::output_committing());
+  const auto g = gguf::open(p);
+  REQUIRE(g);
+  gguf::writer w = gguf::writer::from(g->info());
+  REQUIRE(w.replace("general.name", gguf::value("new")));
+  const fs::path q = scratch("committing-out.gguf");
+  auto staged = gguf::stage(w, q);
+  REQUIRE(staged);
+  CHECK_FALSE(gguf::output_committing());  // written, not yet being put in place
+  REQUIRE(staged->commit());
+  CHECK_FALSE(gguf::output_committing());
+  CHECK(gguf::output_committed());
+  CHECK(name_of(q) == "new");
+  fs::remove(p);
+  fs::remove(q);
+}
+
 TEST_CASE("an error leaves the target untouched and no temporary behind") {
   const fs::path p = scratch("untouched.gguf");
   test::write_file(p, model_bytes());

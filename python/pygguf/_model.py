@@ -139,7 +139,8 @@ class Tensor:
 
         dtype = torch.float32 if dtype is None else dtype
         if dtype == torch.bfloat16:
-            return torch.from_numpy(self.numpy("bfloat16", threads=threads)).view(torch.bfloat16)
+            # torch takes no uint16 array (before 2.3): the bits go through int16
+            return torch.from_numpy(self.numpy("bfloat16", threads=threads).view(np.int16)).view(torch.bfloat16)
         if dtype == torch.float16:
             return torch.from_numpy(self.numpy(np.float16, threads=threads))
         if dtype == torch.float32:

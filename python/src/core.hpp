@@ -115,6 +115,17 @@ void set_readonly(py::array& a);
  */
 [[noreturn]] void raise(const gguf::error& e, const std::string& path = {});
 
+/**
+ * `s` decoded as UTF-8 to a str. With "surrogateescape" (strict decoding first, CPython's fastest path),
+ * bytes that are not UTF-8 become lone surrogates and `encode_utf8` gives them back: a file's partial
+ * UTF-8 (a token's text, a key) survives a read and a write. Other handlers ("backslashreplace",
+ * "replace") are for text shown to people.
+ */
+py::str decode_utf8(std::string_view s, const char* errors = "surrogateescape");
+
+/// The bytes a str stands for: its UTF-8, with the lone surrogates of `decode_utf8` turned back into bytes.
+py::bytes encode_utf8(const py::handle& str);
+
 /// The name of an error code's enumerator ("bad_vocabulary").
 const char* code_name(gguf::errc c) noexcept;
 

@@ -50,36 +50,43 @@ const char* code_name(gguf::errc c) noexcept {
   return i < sizeof(names) / sizeof(names[0]) ? names[i] : "unknown";
 }
 
+py::str decode_utf8(std::string_view s, const char* errors) {
+  const auto n = static_cast<Py_ssize_t>(s.size());
+  PyObject* o = nullptr;
+  if (std::string_view(errors) == "surrogateescape") {
+    o = PyUnicode_DecodeUTF8(s.data(), n, nullptr);
+    if (!o) PyErr_Clear();
+  }
+  if (!o) o = PyUnicode_DecodeUTF8(s.data(), n, errors);
+  if (!o) throw py::error_already_set();
+  return py::reinterpret_steal<py::str>(o);
+}
+
+py::bytes encode_utf8(const py::handle& str) {
+  PyObject* b = PyUnicode_AsEncodedString(str.ptr(), "utf-8", "surrogateescape");
+  if (!b) throw py::error_already_set();
+  return py::reinterpret_steal<py::bytes>(b);
+}
+
 void raise(const gguf::error& e, const std::string& path) {
   const std::string message = gguf::to_string(e);
   if (e.code == gguf::errc::io_error) {
     const std::string name = path.empty() ? std::string(e.subject()) : path;
     py::object err;
-    const auto text = [](std::string_view s) {
-      PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "surrogateescape");
-      if (!o) throw py::error_already_set();
-      return py::reinterpret_steal<py::str>(o);
-    };
     if (e.os_code != 0) {
       // OSError(errno, strerror, filename): Python picks the subclass (FileNotFoundError, ...)
-      err = py::module_::import("builtins").attr("OSError")(e.os_code, text(message), text(name));
+      err = py::module_::import("builtins").attr("OSError")(e.os_code, decode_utf8(message), decode_utf8(name));
     } else {
-      err = py::module_::import("builtins").attr("OSError")(text(message));
+      err = py::module_::import("builtins").attr("OSError")(decode_utf8(message));
     }
     PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(err.ptr())), err.ptr());
     throw py::error_already_set();
   }
   const py::object offset = e.has_offset() ? py::object(py::int_(e.offset)) : py::object(py::none());
   // the message and subject may quote a file's bytes that are not UTF-8
-  const auto text = [](std::string_view s, const char* errors) {
-    PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), errors);
-    if (!o) throw py::error_already_set();
-    return py::reinterpret_steal<py::str>(o);
-  };
-  const py::object key =
-      e.subject().empty() ? py::object(py::none()) : py::object(text(e.subject(), "surrogateescape"));
+  const py::object key = e.subject().empty() ? py::object(py::none()) : py::object(decode_utf8(e.subject()));
   const py::object err = py::reinterpret_borrow<py::object>(gguf_error_class())(
-      text(message, "backslashreplace"), py::str(code_name(e.code)), offset, key);
+      decode_utf8(message, "backslashreplace"), py::str(code_name(e.code)), offset, key);
   PyErr_SetObject(gguf_error_class(), err.ptr());
   throw py::error_already_set();
 }

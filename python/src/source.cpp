@@ -81,21 +81,7 @@ namespace {
 
 // ---- metadata values --------------------------------------------------------------------------------
 
-// Strings as str, their bytes decoded as UTF-8 with surrogateescape: nothing is lost (a vocabulary's
-// token texts may hold partial UTF-8), and s.encode("utf-8", "surrogateescape") gives the bytes back.
-PyObject* decode_object(std::string_view s) {
-  const auto n = static_cast<Py_ssize_t>(s.size());
-  // strict first: the common case, and CPython's fastest path
-  if (PyObject* o = PyUnicode_DecodeUTF8(s.data(), n, nullptr)) return o;
-  PyErr_Clear();
-  return PyUnicode_DecodeUTF8(s.data(), n, "surrogateescape");
-}
-
-py::str decode(std::string_view s) {
-  PyObject* o = decode_object(s);
-  if (!o) throw py::error_already_set();
-  return py::reinterpret_steal<py::str>(o);
-}
+// Strings are str, decoded with surrogateescape (decode_utf8): nothing is lost.
 
 // numpy's type code of a numeric GGUF type ('\0' for string and array).
 char numpy_code(gguf::value_type t) {
@@ -145,7 +131,7 @@ class string_array {
     return static_cast<std::size_t>(i);
   }
 
-  py::object get(py::ssize_t i) const { return decode(at(index(i))); }
+  py::object get(py::ssize_t i) const { return decode_utf8(at(index(i))); }
 
   py::bytes raw(py::ssize_t i) const {
     const std::string_view v = at(index(i));
@@ -157,9 +143,7 @@ class string_array {
     if (!sl.compute(static_cast<py::ssize_t>(size()), &start, &stop, &step, &len)) throw py::error_already_set();
     py::list out(len);
     for (py::ssize_t k = 0; k < len; ++k) {
-      PyObject* o = decode_object(at(static_cast<std::size_t>(start + k * step)));
-      if (!o) throw py::error_already_set();
-      PyList_SET_ITEM(out.ptr(), k, o);  // steals o
+      PyList_SET_ITEM(out.ptr(), k, decode_utf8(at(static_cast<std::size_t>(start + k * step))).release().ptr());
     }
     return out;
   }
@@ -168,10 +152,8 @@ class string_array {
     py::list out(size());
     std::size_t k = 0;
     for (std::string_view v : *a_.as<std::string_view>()) {
-      PyObject* o =
-          as_bytes ? PyBytes_FromStringAndSize(v.data(), static_cast<Py_ssize_t>(v.size())) : decode_object(v);
-      if (!o) throw py::error_already_set();
-      PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(k++), o);  // steals o
+      py::object o = as_bytes ? py::object(py::bytes(v.data(), v.size())) : py::object(decode_utf8(v));
+      PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(k++), o.release().ptr());  // steals it
     }
     return out;
   }
@@ -201,7 +183,7 @@ py::object to_python(const source_ptr& s, const gguf::value_view& v) {
     case vt::float32: return py::float_(*v.get<float>());
     case vt::float64: return py::float_(*v.get<double>());
     case vt::boolean: return py::bool_(*v.get<bool>());
-    case vt::string: return decode(*v.get<std::string_view>());
+    case vt::string: return decode_utf8(*v.get<std::string_view>());
     case vt::array: {
       const gguf::array_view a = *v.get<gguf::array_view>();
       if (a.item_type() == vt::string) return py::cast(string_array(s, a));
@@ -220,12 +202,7 @@ py::object to_python(const source_ptr& s, const gguf::value_view& v) {
 // A key or tensor name as the file's bytes: a str (encoded back with surrogateescape, as `decode` made
 // it: names that are not UTF-8 round-trip) or bytes.
 std::string name_bytes(const py::handle& name) {
-  if (PyUnicode_Check(name.ptr())) {
-    PyObject* b = PyUnicode_AsEncodedString(name.ptr(), "utf-8", "surrogateescape");
-    if (!b) throw py::error_already_set();
-    const auto o = py::reinterpret_steal<py::bytes>(b);
-    return std::string(o);
-  }
+  if (PyUnicode_Check(name.ptr())) return std::string(encode_utf8(name));
   if (PyBytes_Check(name.ptr())) return std::string(py::reinterpret_borrow<py::bytes>(name));
   throw py::type_error("a key or tensor name is a str or bytes");
 }
@@ -319,7 +296,7 @@ py::array dequantize_tensor(const source_ptr& s, py::ssize_t i, const py::object
 py::tuple tensor_tuple(const source& s, const gguf::tensor_info& t) {
   py::tuple shape(t.n_dims);
   for (std::uint32_t d = 0; d < t.n_dims; ++d) shape[d] = py::int_(t.ne[d]);
-  return py::make_tuple(decode(t.name), static_cast<std::uint32_t>(t.type), shape, t.n_elements, t.n_bytes,
+  return py::make_tuple(decode_utf8(t.name), static_cast<std::uint32_t>(t.type), shape, t.n_elements, t.n_bytes,
                         t.file_offset, t.offset, s.shard_of(t));
 }
 
@@ -372,7 +349,7 @@ void bind_source(py::module_& m) {
       .def("keys",
            [](const source& s) {
              py::list out;
-             for (const gguf::metadata_entry& e : s.metadata()) out.append(decode(e.key));
+             for (const gguf::metadata_entry& e : s.metadata()) out.append(decode_utf8(e.key));
              return out;
            })
       .def("__len__", [](const source& s) { return s.metadata().size(); })

@@ -74,8 +74,7 @@ class text_arg {
         owner_ = py::reinterpret_borrow<py::object>(o);
         view_ = {s, static_cast<std::size_t>(n)};
       } else {
-        owner_ = py::reinterpret_steal<py::object>(PyUnicode_AsEncodedString(p, "utf-8", "surrogateescape"));
-        if (!owner_) throw py::error_already_set();
+        owner_ = encode_utf8(o);
         view_ = {PyBytes_AS_STRING(owner_.ptr()), static_cast<std::size_t>(PyBytes_GET_SIZE(owner_.ptr()))};
       }
     } else if (PyBytes_Check(p)) {
@@ -201,21 +200,13 @@ const char* type_name(gguf::text::vocab_type t) noexcept {
 // ("a token appears twice"), and raise() decodes it as UTF-8 for GGUFError's message and key.
 gguf::error printable(gguf::error e) {
   const std::string_view subject = e.subject();
-  PyObject* u = PyUnicode_DecodeUTF8(subject.data(), static_cast<Py_ssize_t>(subject.size()), "backslashreplace");
-  if (!u) throw py::error_already_set();
-  const auto text = py::reinterpret_steal<py::str>(u).cast<std::string>();
+  const auto text = decode_utf8(subject, "backslashreplace").cast<std::string>();
   if (text != subject) e.about(text);
   return e;
 }
 
 // A special token id as an int, or None.
 py::object id_or_none(token_id id) { return id < 0 ? py::object(py::none()) : py::object(py::int_(id)); }
-
-py::str decode_str(std::string_view s, const char* errors) {
-  PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), errors);
-  if (!o) throw py::error_already_set();
-  return py::reinterpret_steal<py::str>(o);
-}
 
 /// A model's tokenizer, as Python sees it.
 class tokenizer {
@@ -365,7 +356,7 @@ class tokenizer {
 
   py::str decode(py::handle ids, bool remove_special, bool unparse_special, const std::string& errors) const {
     const std::string s = decode_raw(ids, remove_special, unparse_special);
-    return decode_str(s, errors.c_str());
+    return decode_utf8(s, errors.c_str());
   }
 
   py::bytes token_to_piece(py::handle id, bool special) const {
@@ -379,7 +370,7 @@ class tokenizer {
   }
 
   py::str token_text(py::handle id) const {
-    return decode_str(t_.token_text(to_id(id, t_.n_vocab(), true)), "surrogateescape");
+    return decode_utf8(t_.token_text(to_id(id, t_.n_vocab(), true)), "surrogateescape");
   }
 
   py::bytes token_bytes(py::handle id) const {
@@ -424,9 +415,9 @@ void bind_tokenizer(py::module_& m) {
       .def_property_readonly("n_vocab", [](const tokenizer& t) { return t.get().n_vocab(); })
       .def_property_readonly("vocab_type", [](const tokenizer& t) { return type_name(t.get().type()); })
       .def_property_readonly(
-          "model", [](const tokenizer& t) { return decode_str(t.get().vocabulary().model, "surrogateescape"); })
+          "model", [](const tokenizer& t) { return decode_utf8(t.get().vocabulary().model, "surrogateescape"); })
       .def_property_readonly(
-          "pre", [](const tokenizer& t) { return decode_str(t.get().vocabulary().pre_name, "surrogateescape"); })
+          "pre", [](const tokenizer& t) { return decode_utf8(t.get().vocabulary().pre_name, "surrogateescape"); })
       .def_property_readonly("add_bos", [](const tokenizer& t) { return t.get().vocabulary().add_bos; })
       .def_property_readonly("add_eos", [](const tokenizer& t) { return t.get().vocabulary().add_eos; })
       .def_property_readonly("bos", [](const tokenizer& t) { return id_or_none(t.get().bos()); })

@@ -106,12 +106,7 @@ bool is_array_like(py::handle o) {
 // A str as the bytes it was decoded from (surrogateescape: the partial UTF-8 of a vocabulary survives
 // a read and a write), bytes and bytearray as they are.
 std::string string_of(py::handle o, const where& at) {
-  if (PyUnicode_Check(o.ptr())) {
-    PyObject* b = PyUnicode_AsEncodedString(o.ptr(), "utf-8", "surrogateescape");
-    if (!b) throw py::error_already_set();
-    const auto bytes = py::reinterpret_steal<py::bytes>(b);
-    return std::string(bytes);
-  }
+  if (PyUnicode_Check(o.ptr())) return std::string(encode_utf8(o));
   if (PyBytes_Check(o.ptr())) return std::string(py::reinterpret_borrow<py::bytes>(o));
   if (PyByteArray_Check(o.ptr())) {
     return std::string(PyByteArray_AS_STRING(o.ptr()), static_cast<std::size_t>(PyByteArray_GET_SIZE(o.ptr())));
@@ -497,23 +492,10 @@ class cancel_state {
 
 gguf::error cancelled_error() { return gguf::error{gguf::errc::cancelled, "the write was stopped"}; }
 
-/// A sink that stops the write when Python asks (`cancel_state`), else passes the bytes on.
-class cancellable_sink final : public gguf::sink {
- public:
-  cancellable_sink(gguf::sink& out, cancel_state& state) noexcept : out_(&out), state_(&state) {}
-  gguf::result<void> write(std::span<const std::byte> bytes) override {
-    if (state_->poll()) return cancelled_error();
-    return out_->write(bytes);
-  }
-
- private:
-  gguf::sink* out_;
-  cancel_state* state_;
-};
-
 /**
- * Writes `w` to `target` as `gguf::save` does (symlinks followed, `check_replaceable`, a temporary beside
- * the target, flushed, renamed over it), through a `cancellable_sink`. Call without the GIL.
+ * Writes `w` to `target` as `gguf::save` does (`gguf::stage`: symlinks followed, `check_replaceable`, a
+ * temporary beside the target, flushed, then renamed over it), stopping when Python asks (`cancel_state`,
+ * through `write_options::stop`). Call without the GIL.
  * @param progress      the writer's progress, or empty
  * @param before_commit called once everything is written and flushed, before the rename (to unmap a
  *                      source that is the target), or empty
@@ -521,20 +503,14 @@ class cancellable_sink final : public gguf::sink {
 gguf::result<void> write_file(const gguf::writer& w, const fs::path& target, cancel_state& state,
                               std::function<void(std::uint64_t, std::uint64_t)> progress = {},
                               const std::function<void()>& before_commit = {}) {
-  auto resolved = gguf::resolve_symlinks(target);
-  if (!resolved) return resolved.error();
-  GGUF_TRY(gguf::check_replaceable(*resolved));
-  auto out = gguf::output_file::create_beside(*resolved);
-  if (!out) return out.error();
-  out->set_write_behind(true);
-  gguf::write_options opt;
+  gguf::save_options opt;
   opt.progress = std::move(progress);
-  opt.done_with = [](std::span<const std::byte> range) { gguf::mapped_file::release(range); };
-  cancellable_sink sink(*out, state);
-  GGUF_TRY(w.write(sink, opt));
+  opt.stop = [&state] { return state.poll(); };
+  auto staged = gguf::stage(w, target, opt);
+  if (!staged) return staged.error();
   if (state.poll(true)) return cancelled_error();  // nothing is put in place after a cancel
   if (before_commit) before_commit();
-  return out->commit(*resolved, true);
+  return staged->commit();
 }
 
 /// After a write: the kept Python exception, else the library's error (about `path`), else nothing.
@@ -900,9 +876,7 @@ void quantize_model(const py::object& src, const fs::path& dst, const py::object
 // A string as gguf-info's JSON holds it: cut at the first NUL, invalid UTF-8 replaced by U+FFFD.
 py::str json_string(std::string_view s) {
   if (const std::size_t nul = s.find('\0'); nul != std::string_view::npos) s = s.substr(0, nul);
-  PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
-  if (!o) throw py::error_already_set();
-  return py::reinterpret_steal<py::str>(o);
+  return decode_utf8(s, "replace");
 }
 
 template <class T>

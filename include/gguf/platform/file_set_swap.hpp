@@ -209,7 +209,7 @@ inline result<void> swap_file_set(const std::filesystem::path& dir, const std::f
     j.old_files.push_back({name, "." + name + ".gguf-old-" + detail::random_suffix()});
   }
   // From here on the output is being put in place: a signal handler lets it finish (`output_committing`).
-  detail::temporary_registry::get().committing.store(true);
+  detail::temporary_registry::commit_scope committing;
   GGUF_TRY(detail::write_journal(journal, j));
   for (auto& f : incoming) f.first.release();  // the journal owns the temporaries now
 
@@ -238,6 +238,7 @@ inline result<void> swap_file_set(const std::filesystem::path& dir, const std::f
     (void)detail::roll_back(dir, j, journal);
     return w;
   }
+  committing.done();
   detail::finish(dir, j, journal);
   return {};
 }

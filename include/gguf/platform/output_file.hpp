@@ -282,7 +282,7 @@ class output_file final : public sink {
    */
   result<void> commit(const std::filesystem::path& target, bool flush = true) {
     if (flush) GGUF_TRY(sync());
-    detail::temporary_registry::get().committing.store(true);
+    detail::temporary_registry::commit_scope committing;
 #if defined(_WIN32)
     close();
     if (!MoveFileExW(path_.c_str(), target.c_str(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) {
@@ -303,6 +303,7 @@ class output_file final : public sink {
     detail::temporary_registry::get().remove(std::exchange(slot_, -1));
     temporary_ = false;
     path_ = target;
+    committing.done();
     return {};
   }
 

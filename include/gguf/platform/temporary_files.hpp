@@ -90,8 +90,20 @@ class temporary_registry {
     }
     return n;
   }
-  /// Set once this process starts putting a finished output in place (see `output_committing`).
-  std::atomic<bool> committing{false};
+  /// How many finished outputs this process is putting in place now (see `output_committing`).
+  std::atomic<int> committing{0};
+  /// Set once this process has put an output in place (see `output_committed`).
+  std::atomic<bool> committed{false};
+
+  /// Counts a commit in progress while it lives; `done()` records that it succeeded.
+  class commit_scope {
+   public:
+    commit_scope() noexcept { get().committing.fetch_add(1); }
+    ~commit_scope() { get().committing.fetch_sub(1); }
+    commit_scope(const commit_scope&) = delete;
+    commit_scope& operator=(const commit_scope&) = delete;
+    void done() noexcept { get().committed.store(true); }
+  };
 
  private:
   static constexpr int free = 0, filling = 1, listed = 2;
@@ -145,13 +157,22 @@ inline std::filesystem::path temporary_prefix(const std::filesystem::path& targe
 inline std::size_t remove_temporaries() noexcept { return detail::temporary_registry::get().remove_all(); }
 
 /**
- * True once this process has started putting a finished output in place (a rename over the target, or
- * the swap of a shard set). A signal handler that sees it should let the program finish instead of
- * ending it: the output is complete, and ending now would report a failure that did not happen.
- * Async-signal-safe.
+ * True while this process is putting a finished output in place (a rename over the target, or the swap
+ * of a shard set), in any thread. A signal handler that sees it should let the program go on instead of
+ * ending it: the output is complete, and ending now could leave a shard set half swapped or report a
+ * failure that did not happen. Async-signal-safe.
  */
 inline bool output_committing() noexcept {
-  return detail::temporary_registry::get().committing.load(std::memory_order_relaxed);
+  return detail::temporary_registry::get().committing.load(std::memory_order_relaxed) > 0;
+}
+
+/**
+ * True once this process has put an output in place. A tool that writes one output and then ends lets
+ * a signal pass after that too (what is left is reporting success); a program that goes on to other
+ * work asks `output_committing` only. Async-signal-safe.
+ */
+inline bool output_committed() noexcept {
+  return detail::temporary_registry::get().committed.load(std::memory_order_relaxed);
 }
 
 /** What `sweep_temporaries` found beside a target. */
