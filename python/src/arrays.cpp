@@ -66,7 +66,8 @@ py::array dequantize(const py::object& raw, const py::handle& type_, const py::o
   const out_kind kind = to_out_kind(dtype);
   py::array a;
   if (out.is_none()) {
-    a = py::array(dtype_of(kind), shape);
+    a = new_array(dtype_of(kind), shape, src.data(),
+                  type == gguf::ggml_type::f32 && kind == out_kind::f32 && order == std::endian::native);
   } else {
     a = py::reinterpret_borrow<py::array>(out);
     if (!py::isinstance<py::array>(out) || !(a.flags() & py::array::c_style) || !a.writeable() ||

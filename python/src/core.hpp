@@ -103,6 +103,18 @@ py::capsule keep_alive(const source_ptr& s);
  */
 py::array readonly_view(const source_ptr& s, const py::dtype& dtype, std::vector<py::ssize_t> shape, const void* data);
 
+/**
+ * A new, writable, C-contiguous array (a view into numpy's own memory) for the output of a kernel that
+ * reads `source`. Its data starts on a 64-byte boundary (numpy's own start 16 bytes in): a vector store
+ * never straddles two cache lines, and the dequantizers stream an output past the caches only into whole
+ * lines. With `copy` (the output is `source`'s bytes: f32 to f32, a memcpy) it starts at `source`'s
+ * offset in a cache line instead (a copy between different offsets ran at a third of the speed here),
+ * half a page away from `source`'s offset in its page when large (so that the copy's loads never wait on
+ * its stores to the same offset of another page: 4K aliasing).
+ */
+py::array new_array(const py::dtype& dtype, std::vector<py::ssize_t> shape, const void* source = nullptr,
+                    bool copy = false);
+
 /// Marks an array read-only.
 void set_readonly(py::array& a);
 

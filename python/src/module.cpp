@@ -11,6 +11,21 @@ py::capsule keep_alive(const source_ptr& s) {
   return py::capsule(new source_ptr(s), [](void* p) { delete static_cast<source_ptr*>(p); });
 }
 
+py::array new_array(const py::dtype& dtype, std::vector<py::ssize_t> shape, const void* source, bool copy) {
+  std::size_t bytes = static_cast<std::size_t>(dtype.itemsize());
+  for (const py::ssize_t d : shape) bytes *= static_cast<std::size_t>(d);
+  constexpr std::size_t page = 4096, line = 64;
+  const bool large = bytes >= 16 * page;
+  // numpy's own memory, a view into it at the chosen start (numpy's arrays start 16 bytes into a line)
+  const py::array_t<std::uint8_t> memory(static_cast<py::ssize_t>(bytes + (large ? page : line)));
+  const auto at = reinterpret_cast<std::uintptr_t>(memory.data()), from = reinterpret_cast<std::uintptr_t>(source);
+  std::uintptr_t start = copy ? at + (from + line - at % line) % line : (at + line - 1) / line * line;
+  if (large && copy) {  // at the page offset half a page from the source's
+    start = at + ((from + page / 2) % page + page - at % page) % page;
+  }
+  return py::array(dtype, std::move(shape), {}, reinterpret_cast<void*>(start), memory);
+}
+
 void set_readonly(py::array& a) {
   py::detail::array_proxy(a.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
 }

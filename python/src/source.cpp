@@ -232,8 +232,9 @@ unsigned thread_count(const py::object& threads) {
 }
 
 // The output array: `out` when given (checked), else a new one of `shape`.
-py::array output(out_kind kind, const py::object& out, std::vector<py::ssize_t> shape, std::uint64_t n) {
-  if (out.is_none()) return py::array(dtype_of(kind), std::move(shape));
+py::array output(out_kind kind, const py::object& out, std::vector<py::ssize_t> shape, std::uint64_t n,
+                 const void* source, bool copy) {
+  if (out.is_none()) return new_array(dtype_of(kind), std::move(shape), source, copy);
   if (!py::isinstance<py::array>(out)) throw py::type_error("out must be a numpy array");
   py::array a = py::reinterpret_borrow<py::array>(out);
   if (!a.dtype().is(dtype_of(kind)) &&
@@ -278,7 +279,10 @@ py::array dequantize_tensor(const source_ptr& s, py::ssize_t i, const py::object
     n_rows = static_cast<std::uint64_t>(b - a);
     shape = {static_cast<py::ssize_t>(n_rows), static_cast<py::ssize_t>(t.ne[0])};
   }
-  py::array a = output(kind, out, std::move(shape), n_rows * t.ne[0]);
+  // f32 to f32 from a little-endian file: a copy
+  const bool copy = t.type == gguf::ggml_type::f32 && kind == out_kind::f32 && s->byte_order() == std::endian::native;
+  const std::byte* from = t.data.data() + (copy ? first_row * t.ne[0] * sizeof(float) : 0);
+  py::array a = output(kind, out, std::move(shape), n_rows * t.ne[0], from, copy);
   void* dst = a.mutable_data();
   gguf::result<void> r;
   {

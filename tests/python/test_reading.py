@@ -310,3 +310,26 @@ def test_quantize_then_dequantize_round_trips_within_the_types_error():
         pygguf.quantize(x[:, :100], pygguf.GGMLType.Q4_K)  # not whole blocks
     with pytest.raises(pygguf.GGUFError):
         pygguf.quantize(x, pygguf.GGMLType.Q8_K)  # ggml has no quantizer for it either
+
+
+def test_new_arrays_start_on_a_cache_line_and_a_copy_at_its_sources_offset():
+    """Dequantized arrays start on a 64-byte boundary (a vector store never straddles two lines, and a
+    large output can be streamed); an f32 tensor's, a copy, at its bytes' offset in a line instead."""
+    with pygguf.open(DATA / "quants" / "quants-s1.gguf") as q:
+        for t in q.tensors.values():
+            x = t.numpy()
+            assert x.flags.writeable and x.flags.c_contiguous
+            if t.type == pygguf.GGMLType.F32:
+                assert x.ctypes.data % 64 == t.raw.ctypes.data % 64, t.name
+                assert np.array_equal(x.view(np.uint8).reshape(-1), t.raw), t.name
+            else:
+                assert x.ctypes.data % 64 == 0, t.name
+    big = np.arange(1 << 16, dtype=np.float32)
+    raw = big.view(np.uint8)[4:-60]  # an offset no numpy array has
+    y = pygguf.dequantize(raw, "f32")
+    assert y.ctypes.data % 64 == raw.ctypes.data % 64
+    assert np.array_equal(y.view(np.uint8), raw)
+    z = pygguf.dequantize(pygguf.quantize(big.reshape(-1, 256), "q8_0"), "q8_0")
+    assert z.ctypes.data % 64 == 0 and z.flags.writeable
+    del big, raw
+    z[:] = 1  # its own memory
