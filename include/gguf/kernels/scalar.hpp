@@ -5,7 +5,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "gguf/dispatch.hpp"
+#include "gguf/kernels/kernel_table.hpp"
 #include "gguf/format/ggml_types.hpp"
 #include "gguf/format/half.hpp"
 #include "gguf/kernels/isa.hpp"
@@ -136,8 +136,8 @@ constexpr dequant_fn_to<Out> scalar_kernel_to(ggml_type t) noexcept {
  * f16, bf16).
  */
 template <class Pick>
-constexpr dispatch::detail::kernel_table kernel_table_of(Pick pick) noexcept {
-  dispatch::detail::kernel_table table;
+constexpr ::gguf::detail::kernel_table kernel_table_of(Pick pick) noexcept {
+  ::gguf::detail::kernel_table table;
   for (const type_traits& tt : ggml_types) {
     const auto i = static_cast<std::uint32_t>(tt.type);
     table.f32_out[i] = pick(tt.type, float{});
@@ -148,8 +148,8 @@ constexpr dispatch::detail::kernel_table kernel_table_of(Pick pick) noexcept {
 }
 
 /** Every scalar kernel and quantizer, for the dispatch library. */
-constexpr dispatch::detail::kernel_table scalar_kernel_table() noexcept {
-  dispatch::detail::kernel_table table =
+constexpr ::gguf::detail::kernel_table scalar_kernel_table() noexcept {
+  ::gguf::detail::kernel_table table =
       kernel_table_of([](ggml_type t, auto out) { return scalar_kernel_to<decltype(out)>(t); });
   for (const type_traits& tt : ggml_types)
     table.quantize[static_cast<std::uint32_t>(tt.type)] = scalar_quantizer(tt.type);

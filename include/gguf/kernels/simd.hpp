@@ -1,7 +1,7 @@
 #ifndef GGUF_KERNELS_SIMD_HPP
 #define GGUF_KERNELS_SIMD_HPP
 
-#include "gguf/dispatch.hpp"
+#include "gguf/kernels/kernel_table.hpp"
 #include "gguf/format/ggml_types.hpp"
 #include "gguf/kernels/isa.hpp"
 #include "gguf/kernels/scalar.hpp"
@@ -175,8 +175,8 @@ constexpr quant_fn best_quantizer(ggml_type t) noexcept {
 }
 
 /** Every best kernel, for the dispatch library (one table per instruction set). */
-constexpr dispatch::detail::kernel_table best_kernel_table() noexcept {
-  dispatch::detail::kernel_table table =
+constexpr ::gguf::detail::kernel_table best_kernel_table() noexcept {
+  ::gguf::detail::kernel_table table =
       kernel_table_of([](ggml_type t, auto out) { return best_kernel_to<decltype(out)>(t); });
   for (const type_traits& tt : ggml_types)
     table.quantize[static_cast<std::uint32_t>(tt.type)] = best_quantizer(tt.type);
@@ -188,8 +188,8 @@ constexpr dispatch::detail::kernel_table best_kernel_table() noexcept {
  * instruction-set extension that only changes one output's kernels (AVX512-BF16: bf16).
  */
 template <dequant_output Out>
-constexpr dispatch::detail::kernel_table best_kernel_table_to() noexcept {
-  dispatch::detail::kernel_table table;
+constexpr ::gguf::detail::kernel_table best_kernel_table_to() noexcept {
+  ::gguf::detail::kernel_table table;
   for (const type_traits& tt : ggml_types)
     table.outputs<Out>()[static_cast<std::uint32_t>(tt.type)] = best_kernel_to<Out>(tt.type);
   return table;

@@ -3,7 +3,7 @@
 
 #include <cstddef>
 
-#include "gguf/dispatch.hpp"
+#include "gguf/kernels/kernel_table.hpp"
 #include "gguf/format/check_finite.hpp"
 #include "gguf/format/ggml_types.hpp"
 #include "gguf/kernels/importance.hpp"
@@ -21,7 +21,7 @@
 GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels {
 
-using ::gguf::quant_fn;  // gguf/dispatch.hpp
+using ::gguf::quant_fn;  // gguf/kernels/kernel_table.hpp
 
 namespace quant_detail {
 /// A quantizer that cannot fail, as a `quant_fn`.

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "gguf/dispatch.hpp"
+#include "gguf/kernels/kernel_table.hpp"
 #include "gguf/format/ggml_types.hpp"
 #include "gguf/format/half.hpp"
 #include "gguf/kernels/simd/arch.hpp"
