@@ -218,46 +218,24 @@ class token_table {
 
   /** `find` with the hash already computed (`detail::hash_bytes(s)`). */
   token_id find(std::string_view s, std::uint64_t h) const noexcept {
-    if (slots_.empty()) return no_token;
-    const std::uint32_t tag = tag_of(h);
-    for (std::size_t i = detail::home_slot(h, slots_.size());; i = i + 1 == slots_.size() ? 0 : i + 1) {
-      const std::uint32_t e = slots_[i];
-      if (e == 0) return no_token;
-      if ((e & ~id_mask()) == tag && detail::same_text(text(id_of(e)), s)) return id_of(e);
-    }
+    return probe(h, [&](std::string_view t) { return detail::same_text(t, s); });
   }
 
   /** `find` where the 16 bytes from `s.data()` may be read (fewer branches). */
   token_id find_padded(std::string_view s, std::uint64_t h) const noexcept {
     if (s.size() > 16) return find(s, h);
-    if (slots_.empty()) return no_token;
-    const std::uint32_t tag = tag_of(h);
-    for (std::size_t i = detail::home_slot(h, slots_.size());; i = i + 1 == slots_.size() ? 0 : i + 1) {
-      const std::uint32_t e = slots_[i];
-      if (e == 0) return no_token;
-      if ((e & ~id_mask()) == tag) {
-        const std::string_view t = text(id_of(e));  // the table has 16 bytes past each text's start
-        if (t.size() == s.size() && detail::equal_padded(t.data(), s.data(), s.size())) return id_of(e);
-      }
-    }
+    // the table has 16 bytes past each text's start
+    return probe(h, [&](std::string_view t) {
+      return t.size() == s.size() && detail::equal_padded(t.data(), s.data(), s.size());
+    });
   }
 
   /** `find` of the text `a` followed by `b`, with `h` the hash of the two joined, without joining them. */
   token_id find_joined(std::string_view a, std::string_view b, std::uint64_t h) const noexcept {
-    if (slots_.empty()) return no_token;
-    const std::uint32_t tag = tag_of(h);
-    for (std::size_t i = detail::home_slot(h, slots_.size());; i = i + 1 == slots_.size() ? 0 : i + 1) {
-      const std::uint32_t e = slots_[i];
-      if (e == 0) return no_token;
-      if ((e & ~id_mask()) == tag) {
-        const token_id id = id_of(e);
-        const std::string_view t = text(id);
-        if (t.size() == a.size() + b.size() && detail::equal_bytes(t.data(), a.data(), a.size()) &&
-            detail::equal_bytes(t.data() + a.size(), b.data(), b.size())) {
-          return id;
-        }
-      }
-    }
+    return probe(h, [&](std::string_view t) {
+      return t.size() == a.size() + b.size() && detail::equal_bytes(t.data(), a.data(), a.size()) &&
+             detail::equal_bytes(t.data() + a.size(), b.data(), b.size());
+    });
   }
 
   /**
@@ -319,6 +297,17 @@ class token_table {
   }
 
  private:
+  // The token in the first slot from h's home whose tag matches and whose text `same` accepts.
+  template <class Same>
+  token_id probe(std::uint64_t h, Same&& same) const noexcept {
+    if (slots_.empty()) return no_token;
+    const std::uint32_t tag = tag_of(h);
+    for (std::size_t i = detail::home_slot(h, slots_.size());; i = i + 1 == slots_.size() ? 0 : i + 1) {
+      const std::uint32_t e = slots_[i];
+      if (e == 0) return no_token;
+      if ((e & ~id_mask()) == tag && same(text(id_of(e)))) return id_of(e);
+    }
+  }
   // Room for at least `bytes` bytes of text (an estimate in `reserve` fell short).
   void grow(std::size_t bytes) {
     const std::size_t cap = std::max(bytes, capacity_bytes_ * 2);

@@ -78,6 +78,35 @@ inline void load_block(const float* src, fbatch<A> (&x)[N]) noexcept {
 }
 
 /**
+ * The lane-wise minima and maxima of each of `n` (at most lanes<A>) blocks of 32 weights at `src`, for
+ * `reduce_each` (the blocks past `n` as zeros); returns the largest |x| as an integer, lane-wise (a NaN's
+ * or an infinity's is at least inf's bits).
+ */
+template <class A>
+inline ibatch<A> block_extremes(const float* src, std::size_t n, fbatch<A> (&lo)[lanes<A>],
+                                fbatch<A> (&hi)[lanes<A>]) noexcept {
+  constexpr std::size_t vectors = 32 / lanes<A>;
+  ibatch<A> magnitude(0);
+  for (std::size_t g = 0; g < lanes<A>; ++g) {
+    if (g >= n) {
+      lo[g] = hi[g] = fbatch<A>(0.0f);
+      continue;
+    }
+    fbatch<A> x[vectors];
+    load_block<A>(src + 32 * g, x);
+    lo[g] = x[0];
+    hi[g] = x[0];
+    magnitude = xsimd::max(magnitude, as_int<A>(x[0]) & ibatch<A>(0x7FFFFFFF));
+    for (std::size_t k = 1; k < vectors; ++k) {
+      lo[g] = xsimd::min(lo[g], x[k]);
+      hi[g] = xsimd::max(hi[g], x[k]);
+      magnitude = xsimd::max(magnitude, as_int<A>(x[k]) & ibatch<A>(0x7FFFFFFF));
+    }
+  }
+  return magnitude;
+}
+
+/**
  * q4_0 / q5_0 blocks without importance weights (`scalar::quant::round_symmetric`): max = the first
  * weight of the largest magnitude, d = max / -2^(Bits-1), q = min(top, trunc(x * id + 2^(Bits-1) + 0.5)).
  * lanes<A> blocks at a time: their extremes reduced in one transposing tree, their scales divided and
@@ -101,23 +130,7 @@ inline void round_symmetric(const float* src, std::byte* dst, std::size_t n_bloc
     std::byte* out = dst + sizeof(B) * first;
     if (first + 2 * group <= n_blocks) prefetch_read(in + 32 * group, 32 * group * sizeof(float));  // the next group
     F lo[group], hi[group];
-    I magnitude(0);  // the largest |x| as an integer: a NaN's or an infinity's is at least inf's
-    for (std::size_t g = 0; g < group; ++g) {
-      if (g >= n) {
-        lo[g] = hi[g] = F(0.0f);
-        continue;
-      }
-      F x[vectors];
-      load_block<A>(in + 32 * g, x);
-      lo[g] = x[0];
-      hi[g] = x[0];
-      magnitude = xsimd::max(magnitude, as_int<A>(x[0]) & I(0x7FFFFFFF));
-      for (std::size_t k = 1; k < vectors; ++k) {
-        lo[g] = xsimd::min(lo[g], x[k]);
-        hi[g] = xsimd::max(hi[g], x[k]);
-        magnitude = xsimd::max(magnitude, as_int<A>(x[k]) & I(0x7FFFFFFF));
-      }
-    }
+    const I magnitude = block_extremes<A>(in, n, lo, hi);
     const F min = reduce_each<A, false>(lo), max = reduce_each<A, true>(hi), neg = negate<A>(min);
     const auto zero = xsimd::max(max, neg) == F(0.0f);  // ggml's max of an all-zero block stays +0
     alignas(64) float top_weight[group];
@@ -199,23 +212,7 @@ inline void round_with_min(const float* src, std::byte* dst, std::size_t n_block
     std::byte* out = dst + sizeof(B) * first;
     if (first + 2 * group <= n_blocks) prefetch_read(in + 32 * group, 32 * group * sizeof(float));  // the next group
     F lo[group], hi[group];
-    I magnitude(0);  // the largest |x| as an integer: a NaN's or an infinity's is at least inf's
-    for (std::size_t g = 0; g < group; ++g) {
-      if (g >= n) {
-        lo[g] = hi[g] = F(0.0f);
-        continue;
-      }
-      F x[vectors];
-      load_block<A>(in + 32 * g, x);
-      lo[g] = x[0];
-      hi[g] = x[0];
-      magnitude = xsimd::max(magnitude, as_int<A>(x[0]) & I(0x7FFFFFFF));
-      for (std::size_t k = 1; k < vectors; ++k) {
-        lo[g] = xsimd::min(lo[g], x[k]);
-        hi[g] = xsimd::max(hi[g], x[k]);
-        magnitude = xsimd::max(magnitude, as_int<A>(x[k]) & I(0x7FFFFFFF));
-      }
-    }
+    const I magnitude = block_extremes<A>(in, n, lo, hi);
     const F min = reduce_each<A, false>(lo), max = reduce_each<A, true>(hi);
     const F d = div<A>(max - min, F(static_cast<float>(top)));
     const F id = xsimd::select(d == F(0.0f), F(0.0f), div<A>(F(1.0f), d));
