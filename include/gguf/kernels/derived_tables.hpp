@@ -37,8 +37,7 @@ inline constexpr nibble_pairs mxfp4_pairs = make_nibble_pairs(kvalues_mxfp4);
 /**
  * mxfp4's products float(level) * scale for the E8M0 bytes 0 and 1, whose halved scales 2^-128 and
  * 2^-127 are float subnormals (ggml writes e = 0 for every all-zero block): computed here at compile
- * time, because multiplying by a subnormal at run time is slow on some x86 CPUs (on the AMD Zen 5 this
- * was measured on, the benchmark tensor, one such block in eight, ran ~3x slower). Every such product
+ * time, because multiplying by a subnormal at run time is slow on some x86 CPUs. Every such product
  * is exact (a small integer times a power of two no smaller than the least subnormal), so it has the
  * same bits however it is computed.
  */

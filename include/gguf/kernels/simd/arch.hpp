@@ -34,9 +34,7 @@
  * `inline`, and inlined whatever the optimiser's budget: every building block of the dequantization
  * kernels (ops.hpp's operations, the drivers' helpers, a block's lookups) is declared so, as xsimd
  * declares its own. Left to itself, GCC at -O2 and clang at any level kept some out of line in a kernel's
- * loop, a call per block with the vector constants reloaded after it: 0.4-0.8x the speed of the same
- * code inlined (q5_K, q3_K and the iq2 types under clang, iq3_s and q1_0's bf16 under GCC -O2, q6_K in
- * the dispatch library).
+ * loop, a call per block with the vector constants reloaded after it.
  * @def GGUF_SIMD_INLINE_LAMBDA
  * The same for a lambda (after its parameter list): the kernels' per-group and per-block lambdas. Empty
  * where the compiler has no such attribute (MSVC).

@@ -38,8 +38,8 @@ struct grid_lookups {
 #if GGUF_SIMD_AVX512
 /**
  * 32 byte lanes of 7-bit sign fields f made ggml's sign bytes ksigns_iq2xs[f]: f and its parity in bit
- * 7, the parities of its two nibbles looked up (vpshufb) and xor'ed, in 256-bit operations (half the
- * cost of a 512-bit one on Zen 4, where 16-bit lanes and shifts took three times the instructions).
+ * 7, the parities of its two nibbles looked up (vpshufb) and xor'ed, in 256-bit operations (16-bit lanes
+ * and shifts would take three times the instructions).
  */
 GGUF_SIMD_INLINE __m256i avx512_sign_bytes(__m256i f) noexcept {
   const __m256i parity = _mm256_broadcastsi128_si256(
@@ -89,7 +89,7 @@ GGUF_SIMD_INLINE void avx512_nibble_scales(const std::byte* p, float d, float st
 template <std::size_t N>
 GGUF_SIMD_INLINE __m512i avx512_lookup_words(const std::array<std::uint16_t, N>& t, __m512i idx) noexcept {
   static_assert(N >= 64 && (N & (N - 1)) == 0);
-  // Unrolled by hand, so r is registers: GCC at -O2 kept these loops, and r in memory (0.45x the speed).
+  // Unrolled by hand, so r is registers: GCC at -O2 kept these loops, and r in memory.
   constexpr std::size_t chunks = N / 64;
   constexpr int levels = std::countr_zero(chunks);
   __m512i r[chunks];

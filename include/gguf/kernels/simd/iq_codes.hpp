@@ -38,8 +38,8 @@ namespace detail {
 /**
  * body(lookups, block) for each of the nb blocks at src, the lookups (made by make(block, lookups))
  * made one block ahead: they are stored as vectors and read back by scalar loads, which x86 does not
- * forward from a wider store (on Zen 4 the loads wait for the stores to reach the cache: made just
- * before use, the iq1 kernels ran at 2/3 of the speed they run at made ahead).
+ * forward from a wider store: made just before use, the loads would wait for the stores to reach the
+ * cache.
  */
 template <class B, class Make, class Body>
 GGUF_SIMD_INLINE void lookups_ahead(const std::byte* src, std::size_t nb, Make&& make, Body&& body) noexcept {
@@ -93,7 +93,7 @@ GGUF_SIMD_INLINE void dequant_codes(const std::byte* src, Out* dst, std::size_t 
   // or an infinite db (which a product by -1 keeps), so the levels carry the signs.
   constexpr bool by_words = word_lookups<A, Out> && Run == 32;
   // bf16 of a table per 16 weights: two runs stored together, which rounds them with one instruction
-  // (put2; 0.6 -> 0.85-1.1x the float output's speed). Floats and f16 ran faster a run at a time.
+  // (put2). Floats and f16 are faster a run at a time.
   constexpr bool paired = !by_words && Run == 16 && std::is_same_v<Out, bf16>;
   constexpr std::size_t step = Run == 32 || paired ? 2 : 1;  // runs a turn
   alignas(64) float t[16];
@@ -146,7 +146,7 @@ GGUF_SIMD_INLINE void dequant_codes(const std::byte* src, Out* dst, std::size_t 
 /**
  * Where the grid types run by code rows (tables::code_rows): AVX-512, whose 16-entry permute carries the
  * signs. On AVX2 (8 entries, the signs flipped after the permute, the lookups made by scalar code) the
- * grid-row kernels of iq_grids.hpp measured 1.1-3.9 times faster (`isa/avx2/dequant/TYPE/65536`).
+ * grid-row kernels of iq_grids.hpp are faster.
  */
 template <class A>
 inline constexpr bool grid_codes = lut_bits<A> >= 4;

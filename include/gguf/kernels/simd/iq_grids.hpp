@@ -20,31 +20,24 @@ namespace kernels::simd {
 // {-1, 0, 1}) picked by an index of 8 to 11 bits, with a sign byte (iq2/iq3) or a delta shift (iq1), under
 // a scale the block computes per 16 or 32 weights exactly as the scalar kernel does.
 //
-// The crux is the grid lookup: 256 to 2048 rows of 8 bytes (2 to 16 KiB) fit no register. Measured on
-// the AVX-512 machine of the README (AMD EPYC, Zen 4), on the benchmark's random blocks:
-//  - a gather (vpgatherdq of 8 rows, then the widening) ran at about half the speed of scalar loads:
-//    it costs more uops and latency than the loads it replaces, which issue several a cycle and hit L1
-//    (16 rows of a 4 KiB table by vpgatherdd: 7 ns; by 16 scalar loads: 5 ns);
-//  - with scalar loads the kernels are bound by instruction count, the integer work of the indices
-//    included, not by the vector work.
+// The crux is the grid lookup: 256 to 2048 rows of 8 bytes (2 to 16 KiB) fit no register. A gather costs
+// more uops and latency than the scalar loads it replaces, which issue several a cycle and hit L1; with
+// scalar loads the kernels are bound by instruction count, the indices' integer work included.
 // So on AVX-512 every grid type runs by code rows (iq_codes.hpp): each grid byte is one of at most 8
 // levels, so a row becomes 4-bit codes looked up by a 16-entry permute in a table of the levels times
 // the scale, signs included, the indices, signs and scales built with vector operations a block ahead,
-// and the 4-weight rows of iq3_xxs and iq3_s looked up in registers (vpermi2w). From the grid-row
-// kernels below (64 Ki weights, share of memset, three runs): iq1_m 22% -> 57-61%, iq1_s 33% -> 61-64%,
-// iq2_xxs 45% -> 50-52%, iq2_xs 42% -> 48-51%, iq2_s 34% -> 49-53%, iq3_xxs 35% -> 55-59%, iq3_s 23% ->
-// 48-53%.
-// On AVX2 the code rows ran 1.1-3.9 times slower than these grid-row kernels (8-entry permutes, the
-// signs flipped after them, the lookups made by scalar code), so AVX2 keeps the kernels below.
+// and the 4-weight rows of iq3_xxs and iq3_s looked up in registers (vpermi2w).
+// On AVX2 the code rows are slower than these grid-row kernels (8-entry permutes, the signs flipped after
+// them, the lookups made by scalar code), so AVX2 keeps the kernels below.
 // The grid-row kernels, for AVX2, SSE and NEON:
 //  - for the grids small enough to stay in L1 beside the output stream (iq2_xxs 8 KiB, iq2_xs 16 KiB,
 //    iq3_xxs 4 KiB as floats), the rows are kept as floats (tables::float_rows) and so are the signs
 //    (sign7_rows: the +-1.0f factors per 7-bit field): per 8 weights one multiply by the row and one by
 //    the signs, both straight from memory, in ggml's order (db * g * s), each index scaled by the shift
-//    that extracts it (row_of). +14% over widening bytes. For iq2_s (32 KiB as floats) and iq3_s the
-//    float rows ran 8-9% slower (L1 misses; the split indices' extra integer work), and iq1's grid would
-//    be 64 KiB: these widen the byte rows in registers, two rows per 16 weights (ops.hpp's bytes16), the
-//    signs one xor into the sign bits (flip_signs).
+//    that extracts it (row_of). For iq2_s (32 KiB as floats) and iq3_s float rows miss L1 (and their
+//    split indices cost integer work), and iq1's grid would be 64 KiB: these widen the byte rows in
+//    registers, two rows per 16 weights (ops.hpp's bytes16), the signs one xor into the sign bits
+//    (flip_signs).
 // On AVX-512 the float rows are multiplied in 256-bit halves (a row is 8 floats); half outputs join two
 // halves first, as one 16-lane conversion costs less than two of 8. SSE and NEON have no gather anyway
 // and run the same code four lanes at a time.

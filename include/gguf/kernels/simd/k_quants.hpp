@@ -59,7 +59,7 @@ inline constexpr std::size_t chunk = 8;
  * sub-block scales (vector stores), then `weights(block, table, out)` dequantizes each block,
  * broadcasting from its table. The split is for speed: a broadcast load of one float out of a vector
  * store still in the store buffer is not forwarded and waits for the store to commit, stalling every
- * block (measured: ~20% on q2_K); a chunk later the tables are plain L1 hits.
+ * block; a chunk later the tables are plain L1 hits.
  */
 template <class B, std::size_t T, class Out, class Scales, class Weights>
 GGUF_SIMD_INLINE void chunked(const std::byte* src, Out* dst, std::size_t nb, Scales&& scales,

@@ -68,7 +68,7 @@ GGUF_SIMD_INLINE float half_scale(const std::byte* p) noexcept { return half_sca
 /**
  * The halves at p and p + 2 (a block's d and m) as floats, each in every lane of `first` and `second`:
  * half_scale of each, the same bits. On AVX-512 one conversion makes both, and the second is broadcast
- * from the odd lane (measured 7% faster on q5_1 than two scalar conversions).
+ * from the odd lane (cheaper than two scalar conversions).
  */
 template <class A>
 GGUF_SIMD_INLINE void half_scale_pair(const std::byte* p, fbatch<A>& first, fbatch<A>& second) noexcept {
@@ -585,7 +585,7 @@ GGUF_SIMD_INLINE ibatch<A> mark_lanes(const ibatch<A>& v, std::uint32_t word, st
  * mark_lanes of the 16-bit word at `word`. On AVX-512 the mask register is loaded from memory (kmovw
  * from memory: a load and nothing else). GCC 12 compiles _load_mask16 to a general-register load and a
  * kmovw from the register, which Zen 4 runs at half the rate of a vector or: the dearest step of the
- * signs of the 8-weight grid rows (iq2_xs and iq2_s measured 6-8% faster with the load).
+ * signs of the 8-weight grid rows.
  */
 template <class A>
 GGUF_SIMD_INLINE ibatch<A> mark_lanes(const ibatch<A>& v, const std::uint16_t* word, std::int32_t bit) noexcept {
@@ -642,8 +642,8 @@ GGUF_SIMD_INLINE ibatch<A> paired_nibble_lanes16(std::uint64_t w) noexcept {
 /**
  * 16 lanes of 4-bit codes from two words of 8: lane j holds nibble j of a (j < 8) or nibble j - 8 of b
  * in its low 4 bits, the bits above it whatever the shift leaves (for permute, which ignores them). Two
- * broadcasts, the second under a mask, and one variable shift: measured faster than a word unpack of two
- * plain broadcasts in paired order. AVX-512 only (the grid code kernels, iq_codes.hpp).
+ * broadcasts, the second under a mask, and one variable shift: fewer operations than a word unpack of
+ * two plain broadcasts in paired order. AVX-512 only (the grid code kernels, iq_codes.hpp).
  */
 template <class A>
 GGUF_SIMD_INLINE ibatch<A> nibble_lanes16(std::uint32_t a, std::uint32_t b) noexcept {
@@ -972,8 +972,8 @@ GGUF_SIMD_INLINE void widen_bytes(const ibatch<S>& v, ibatch<A>* out) noexcept {
  * The `normal` argument of the stores and table roundings below, from a kernel whose values cannot be
  * subnormal floats: products of an f16 (or smaller) scale and integers or grid levels, every nonzero one
  * at least 2^-27 in magnitude. AVX512-BF16's rounding reads a subnormal as zero, so bf16 outputs check
- * every vector for one (vfpclassps) and redo it with integers; that check, not the rounding, took a fifth
- * of a table-lookup kernel's time on Zen 4 (iq4_nl: 2.08 -> 1.66 cycles of the TSC per 16 weights). The
+ * every vector for one (vfpclassps) and redo it with integers; that check, not the rounding, is the
+ * dearest part of a table-lookup kernel's bf16 output. The
  * default, false, checks: f32, bf16 and f64 inputs, f32 scales (q8_K) and E8M0 ones (mxfp4) can be tiny.
  */
 inline constexpr bool no_subnormals = true;
@@ -1102,8 +1102,8 @@ GGUF_SIMD_INLINE __m256i avx512_words(__m512 v, bool normal = false) noexcept {
     const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(w, 16), _mm512_set1_epi32(1));
     __m512i r = _mm512_add_epi32(_mm512_add_epi32(w, _mm512_set1_epi32(0x7FFF)), lsb);
     r = _mm512_mask_or_epi32(r, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), w, _mm512_set1_epi32(0x00400000));
-    // The high words gathered by a byte shuffle in each 128-bit lane and a qword permute (measured
-    // faster than vpermw or a shift and vpmovdw on the Zen 4 of the README).
+    // The high words gathered by a byte shuffle in each 128-bit lane and a qword permute (cheaper than
+    // vpermw or a shift and vpmovdw).
     const __m512i in_lane = _mm512_shuffle_epi8(
         r, _mm512_broadcast_i32x4(_mm_setr_epi8(2, 3, 6, 7, 10, 11, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1)));
     return _mm512_castsi512_si256(_mm512_permutexvar_epi64(_mm512_setr_epi64(0, 2, 4, 6, 1, 3, 5, 7), in_lane));
@@ -1218,7 +1218,7 @@ GGUF_SIMD_INLINE void put_nibbles16(Out* dst, const fbatch<A>& table, const std:
 #if GGUF_SIMD_AVX512
   if constexpr (word_lookups<A, Out>) {
     // Two 256-bit word permutes (each reads an index's low 4 bits): neither the table nor the indices
-    // are copied into a 512-bit register first (two inserts; measured 0.78x the time on Zen 4).
+    // are copied into a 512-bit register first (two inserts).
     const __m256i t = detail::avx512_words<Out>(table, normal);
     const __m256i b = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), _mm256_permutexvar_epi16(b, t));
@@ -1240,8 +1240,8 @@ GGUF_SIMD_INLINE void put_nibbles32(Out* dst, const fbatch<A>& lo, const fbatch<
 #if GGUF_SIMD_AVX512
   if constexpr (word_lookups<A, Out>) {
     if constexpr (std::is_same_v<Out, f16>) {
-      // f16: 256-bit word permutes of each table, as put_nibbles16 (1.1x the 512-bit ones here). bf16
-      // keeps these: one vcvtne2ps2bf16 makes a table's two copies, and its 512-bit permutes ran 1.1x faster.
+      // f16: 256-bit word permutes of each table, as put_nibbles16 (faster than 512-bit ones). bf16
+      // keeps these: one vcvtne2ps2bf16 makes a table's two copies, and its 512-bit permutes are faster.
       const __m256i tl = detail::avx512_words<Out>(lo), th = detail::avx512_words<Out>(hi);
       for (std::size_t j = 0; j < 32; j += 16) {
         const __m256i b = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q + j)));
@@ -1274,8 +1274,7 @@ GGUF_SIMD_INLINE void put_nibbles32(Out* dst, const fbatch<A>& lo, const fbatch<
  * Floats: a permute of lo by the nibbles, then one of hi merged under the fifth bits as a mask, so no
  * index is assembled (the permutes read the low 4 bits). Halves: the 32 entries rounded once to words,
  * the 5-bit indices made in byte lanes (and, shift, a masked add of 16: 128- and 256-bit operations),
- * one word permute for the 32 weights. Measured on Zen 4 against masking, converting and scaling each
- * weight: 0.75x the time for floats, 0.7x for f16 and bf16.
+ * one word permute for the 32 weights: less work than masking, converting and scaling each weight.
  */
 template <class A, class Out>
 GGUF_SIMD_INLINE void put_fifth_nibbles16(Out* dst, const fbatch<A>& lo, const fbatch<A>& hi, const std::byte* q,

@@ -21,7 +21,7 @@ namespace kernels::simd {
 // the kernels promise), else through integer arithmetic that never produces a float subnormal (so no
 // flush-to-zero mode can change it). bf16 is its 16 bits moved to the top of a float. `n` counts
 // elements, any number: 4 * lanes<A> at a time, then one vector at a time, then one element at a time.
-// (Peeling elements first to align dst measured no faster here: it trades split stores for split loads.)
+// (No elements are peeled to align dst: that trades split stores for split loads.)
 // f64 and i64 round to float to nearest even, as the scalar casts, in the hardware's conversion where it
 // has one (cvtpd2ps, fcvtn; AVX-512DQ's vcvtqq2ps for int64); elsewhere an int64 goes through a double
 // made exact first (directly below 2^51 in magnitude, else with its low bits folded into a sticky bit),

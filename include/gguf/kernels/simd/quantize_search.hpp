@@ -383,8 +383,7 @@ inline void make_q3_quants_lanes(const float* x, std::size_t count, int nmax, fl
   // Up to four batches run as interleaved chains with their sums in registers (in memory, the sums
   // would wait for store forwarding at every link). The first pass runs on every group; the later ones
   // on the few groups left (one in five, then fewer), where one full-width batch would be a single
-  // latency-bound chain: there half-width batches (AVX-512: 256 bits, no slower per lane on the Zen 4 of
-  // the README) make two or three chains of it.
+  // latency-bound chain: there half-width batches (AVX-512: 256 bits) make two or three chains of it.
   const auto chains = [&]<class B, std::size_t NK>(std::size_t first) {
     using FB = fbatch<B>;
     using IB = ibatch<B>;

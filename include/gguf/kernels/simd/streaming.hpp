@@ -33,8 +33,8 @@ namespace kernels::simd {
 /// a shared L3 beside anything else. Smaller ones keep ordinary stores (their reader finds them cached).
 inline constexpr std::size_t stream_min_bytes = std::size_t{16} << 20;
 
-/// The L1-resident tile a streamed kernel writes before the tile is streamed out (4 KiB ran 1.5x faster
-/// than 16 KiB out of cache on Zen 4: the tile's lines are still in L1 when they are read back).
+/// The L1-resident tile a streamed kernel writes before the tile is streamed out (small, so that its
+/// lines are still in L1 when they are read back).
 inline constexpr std::size_t stream_tile_bytes = 4096;
 
 /**
@@ -90,10 +90,9 @@ inline void streamed(const std::byte* src, Out* dst, std::size_t n_blocks) noexc
 
 /**
  * `Kernel` streamed (`streamed`) where the architecture has streaming stores, for the block types' float
- * outputs; else `Kernel` itself. Measured out of cache (`dequant/<type>/16777216`, Zen 4): the block types'
- * float outputs run 1.5-1.7x faster streamed (q4_K 4.1 -> 6.2 G weights/s, fill_nt 6.0); their half
- * outputs, which write half the bytes and already ran near the memory's bandwidth, and f16/bf16 to float,
- * which stream from their registers without a tile (simd/plain.hpp), ran 10-20% slower through a tile.
+ * outputs; else `Kernel` itself. The half outputs write half the bytes and already run near the memory's
+ * bandwidth, and f16/bf16 to float stream from their registers without a tile (simd/plain.hpp): a tile
+ * would slow them.
  */
 template <class A, dequant_output Out, ggml_type T, dequant_fn_to<Out> Kernel>
 constexpr dequant_fn_to<Out> streaming_kernel() noexcept {
