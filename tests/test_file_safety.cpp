@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gguf_writer.hpp"
+#include "io_faults.hpp"
 #include "test_files.hpp"
 
 #if !defined(_WIN32)
@@ -258,7 +259,7 @@ TEST_CASE("a backup proves whose it is: one of another file, or of a file replac
     const pid_t pid = ::fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
-      gguf::detail::injected_io_faults() = {
+      test::injected_io_faults() = {
           static_cast<std::int64_t>(gguf::detail::backup_record::size + fa->data_offset() + fa->data_offset() / 2),
           true};
       const auto src = gguf::open(a);

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "gguf_writer.hpp"
+#include "io_faults.hpp"
 #include "test_files.hpp"
 
 #if !defined(_WIN32)
@@ -233,7 +234,7 @@ TEST_CASE("a backup left by an interrupted in-place edit blocks every write of t
   const auto budget =
       static_cast<std::int64_t>(gguf::detail::backup_record::size + f->data_offset() + f->data_offset() / 2);
   in_child(~std::uint64_t{0} >> 1, false, [&] {
-    gguf::detail::injected_io_faults() = {budget, true};
+    test::injected_io_faults() = {budget, true};
     return edit_name(p, "newer", true);
   });
   REQUIRE(fs::exists(gguf::in_place_backup_path(p)));
@@ -264,9 +265,9 @@ TEST_CASE("in place, a write failing after N bytes, for every N: the old file, o
   const auto last = static_cast<std::int64_t>(gguf::detail::backup_record::size + 2 * parsed->data_offset() + 4);
   for (std::int64_t budget = 0; budget <= last; ++budget) {
     test::write_file(p, original);
-    gguf::detail::injected_io_faults() = {budget, false};
+    test::injected_io_faults() = {budget, false};
     const int r = edit_name(p, "newer", true);
-    gguf::detail::injected_io_faults() = {};
+    test::injected_io_faults() = {};
     CAPTURE(budget);
     failed += r != 0;
     // An error writes the old header back at once: the file is the old one, or the edit went through.
@@ -327,7 +328,7 @@ TEST_CASE("in place, a crash after N bytes, for every N: the old or new file, or
   for (std::int64_t budget = 0; budget <= last; ++budget) {
     test::write_file(p, original);
     in_child(~std::uint64_t{0} >> 1, false, [&] {
-      gguf::detail::injected_io_faults() = {budget, true};  // killed at byte `budget`
+      test::injected_io_faults() = {budget, true};  // killed at byte `budget`
       return edit_name(p, "newer", true);
     });
     CAPTURE(budget);

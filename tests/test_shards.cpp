@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gguf_writer.hpp"
+#include "io_faults.hpp"
 #include "test_files.hpp"
 
 // Each test file keeps its names in a namespace of its own.
@@ -355,9 +356,9 @@ TEST_CASE("save_split: a failure leaves no shard behind") {
   gguf::split_options opt;
   opt.max_tensors = 2;
   // The writes fail once some 5 KiB are written: in the middle of the second shard.
-  gguf::detail::injected_io_faults() = {5000, false};
+  test::injected_io_faults() = {5000, false};
   const auto r = gguf::save_split(*m, dir / "s", opt);
-  gguf::detail::injected_io_faults() = {};
+  test::injected_io_faults() = {};
   REQUIRE(!r);
   std::size_t files = 0;
   for (const auto& e : fs::directory_iterator(dir)) {

@@ -238,7 +238,7 @@ inline result<void> swap_file_set(const std::filesystem::path& dir, const std::f
     (void)detail::roll_back(dir, j, journal);
     return w;
   }
-  committing.done();
+  detail::temporary_registry::commit_scope::done();
   detail::finish(dir, j, journal);
   return {};
 }

@@ -24,36 +24,17 @@
 GGUF_BEGIN_NAMESPACE
 
 namespace detail {
-/**
- * Fault injection for tests (the file-safety tests inject write failures and crashes at every byte):
- * when `budget` is non-negative, the `output_file` write that passes that many more bytes in this thread
- * writes the bytes up to the limit and fails with EIO, once (the budget is then off again, so the
- * error's own recovery can write); with `crash` the process exits there instead (`std::_Exit(86)`), as
- * if killed. Off (-1) unless a test sets it: one thread-local load per write.
- */
-struct io_faults {
-  std::int64_t budget = -1;
-  bool crash = false;
-};
-inline io_faults& injected_io_faults() noexcept {
-  static thread_local io_faults f;
-  return f;
-}
-/// How many of `n` bytes a write may write before the injected fault (all of them when none is set).
-inline std::size_t fault_allowance(std::size_t n) noexcept {
-  io_faults& f = injected_io_faults();
-  if (f.budget < 0) return n;
-  const auto allowed =
-      static_cast<std::size_t>(static_cast<std::uint64_t>(f.budget) < n ? f.budget : static_cast<std::int64_t>(n));
-  f.budget -= static_cast<std::int64_t>(allowed);
-  return allowed;
-}
-/// The injected fault, once the allowance ran out: crash, or the error a failing disk gives.
-inline result<void> injected_fault() noexcept {
-  if (injected_io_faults().crash) std::_Exit(86);
-  injected_io_faults().budget = -1;
-  return error{errc::io_error, "cannot write the file (injected fault)"}.os(EIO);
-}
+#if defined(GGUF_TEST_IO_FAULTS)
+// The library's own tests inject write failures and crashes at every byte (tests/io_faults.cpp defines
+// these for them): how many of `n` bytes a write may write before the fault, and the fault.
+std::size_t io_fault_allowance(std::size_t n) noexcept;
+result<void> io_fault() noexcept;
+#else
+/// How many of `n` bytes a write may write: all (faults are injected only in the library's tests).
+constexpr std::size_t io_fault_allowance(std::size_t n) noexcept { return n; }
+/// Never reached outside the library's tests.
+inline result<void> io_fault() noexcept { return {}; }
+#endif
 }  // namespace detail
 
 /**
@@ -160,7 +141,7 @@ class output_file final : public sink {
    * @return nothing; `io_error` with the OS's reason (a full disk: ENOSPC; a file size limit: EFBIG)
    */
   result<void> write(std::span<const std::byte> bytes) override {
-    const std::size_t allowed = detail::fault_allowance(bytes.size());
+    const std::size_t allowed = detail::io_fault_allowance(bytes.size());
     const bool fault = allowed < bytes.size();
     bytes = bytes.first(allowed);
 #if defined(__linux__)
@@ -195,7 +176,7 @@ class output_file final : public sink {
       bytes = bytes.subspan(static_cast<std::size_t>(done));
     }
     write_behind(allowed);
-    if (fault) return detail::injected_fault();
+    if (fault) return detail::io_fault();
     return {};
   }
 
@@ -205,7 +186,7 @@ class output_file final : public sink {
    */
   // NOLINTNEXTLINE(*-make-member-function-const): it writes the file
   result<void> write_at(std::uint64_t offset, std::span<const std::byte> bytes) {
-    const std::size_t allowed = detail::fault_allowance(bytes.size());
+    const std::size_t allowed = detail::io_fault_allowance(bytes.size());
     const bool fault = allowed < bytes.size();
     bytes = bytes.first(allowed);
     while (!bytes.empty()) {
@@ -226,7 +207,7 @@ class output_file final : public sink {
       bytes = bytes.subspan(static_cast<std::size_t>(done));
       offset += static_cast<std::uint64_t>(done);
     }
-    if (fault) return detail::injected_fault();
+    if (fault) return detail::io_fault();
     return {};
   }
 
@@ -303,7 +284,7 @@ class output_file final : public sink {
     detail::temporary_registry::get().remove(std::exchange(slot_, -1));
     temporary_ = false;
     path_ = target;
-    committing.done();
+    detail::temporary_registry::commit_scope::done();
     return {};
   }
 

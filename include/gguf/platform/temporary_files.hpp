@@ -102,7 +102,10 @@ class temporary_registry {
     ~commit_scope() { get().committing.fetch_sub(1); }
     commit_scope(const commit_scope&) = delete;
     commit_scope& operator=(const commit_scope&) = delete;
-    void done() noexcept { get().committed.store(true); }
+    commit_scope(commit_scope&&) = delete;
+    commit_scope& operator=(commit_scope&&) = delete;
+    /// Records that the output is in place.
+    static void done() noexcept { get().committed.store(true); }
   };
 
  private:

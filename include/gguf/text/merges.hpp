@@ -109,8 +109,7 @@ class merge_resolver {
    */
   result<void> resolve(std::span<const merge_text> merges, std::vector<merge_ids>& out) {
     const token_table& t = *tokens_;
-    for (std::size_t i = 0; i < merges.size(); ++i) {
-      const merge_text& m = merges[i];
+    for (const merge_text& m : merges) {
       const std::string_view first = m.left(), second = m.right();
       const bool padded = m.padded && first.size() <= 16 && second.size() <= 16;
       const token_id l = padded ? t.find_padded(first, m.hash[0]) : t.find(first, m.hash[0]);
