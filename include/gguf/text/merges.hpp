@@ -119,7 +119,7 @@ class merge_resolver {
       token_id j = last_joined_ + 1;
       const std::string_view guess = j >= 0 && static_cast<std::size_t>(j) < t.size() ? t.text(j) : std::string_view{};
       const bool same = guess.size() == first.size() + second.size() &&
-                        (padded ? equal_padded(guess.data(), first.data(), first.size()) &
+                        (padded ? equal_padded(guess.data(), first.data(), first.size()) &&
                                       equal_padded(guess.data() + first.size(), second.data(), second.size())
                                 : equal_bytes(guess.data(), first.data(), first.size()) &&
                                       equal_bytes(guess.data() + first.size(), second.data(), second.size()));
