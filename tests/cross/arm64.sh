@@ -25,10 +25,12 @@ suite=()
 for f in test_*.cpp; do
   [[ $f == test_simd.cpp || $f == test_no_simd.cpp ]] || suite+=("${f%.cpp}")
 done
+suite+=(io_faults)  # output_file's fault hooks: gguf-tests' sources see them (GGUF_TEST_IO_FAULTS)
 dispatch=("${suite[@]}" test_simd ../src/dispatch/select fuzz/fuzz_gguf fuzz/replay_main)
 compile() {  # MODE SOURCE (without .cpp)
   local extra=()
   [[ $1 == dispatch ]] && extra=(-DGGUF_RUNTIME_DISPATCH=1 -DGGUF_DISPATCH_NEON64)
+  [[ " ${suite[*]} " == *" $2 "* ]] && extra+=(-DGGUF_TEST_IO_FAULTS)
   "$cxx" "${flags[@]}" "${extra[@]}" -c "$2.cpp" -o "$out/$1/$(basename "$2").o"
 }
 echo "compiling ${#dispatch[@]} sources for arm64"
