@@ -3,7 +3,8 @@
 //   tokenize/<vocab>            gguf::tokenizer::encode of bench/tokenize_corpus.hpp's 1 MiB text
 //   tokenize/<vocab>/llama.cpp  llama.cpp's llama_tokenize of the same text in the same run (the anchor;
 //                               libllama opened at run time from the shared oracle, never linked)
-//   tokenizer_build/<vocab>     gguf::tokenizer::from of the file already parsed
+//   tokenizer_build/<vocab>     gguf::tokenizer::from of the file already parsed, on one thread
+//   tokenizer_build/<vocab>/threads:2  the same with two threads (build_options::threads)
 // Bytes per second are the text's bytes.
 #include <benchmark/benchmark.h>
 #include <gguf/open.hpp>
@@ -152,7 +153,7 @@ void tokenize_ours(benchmark::State& state, const std::string& path, const std::
   state.SetLabel(label);
 }
 
-void tokenizer_build(benchmark::State& state, const std::string& path, const std::string& label) {
+void tokenizer_build(benchmark::State& state, const std::string& path, const std::string& label, unsigned threads) {
   auto f = gguf::open(path);
   if (!f) {
     state.SkipWithError(("cannot open " + path).c_str());
@@ -160,7 +161,7 @@ void tokenizer_build(benchmark::State& state, const std::string& path, const std
   }
   std::size_t n = 0;
   for (auto _ : state) {
-    auto tok = gguf::tokenizer::from(*f);
+    auto tok = gguf::tokenizer::from(*f, {threads});
     if (!tok) {
       state.SkipWithError(gguf::to_string(tok.error()).c_str());
       return;
@@ -191,8 +192,11 @@ const bool registered = [] {
     benchmark::RegisterBenchmark(("tokenize/" + stem + "/llama.cpp").c_str(), tokenize_llama, path)
         ->Unit(benchmark::kMillisecond);
 #endif
-    benchmark::RegisterBenchmark(("tokenizer_build/" + stem).c_str(), tokenizer_build, path, label)
+    benchmark::RegisterBenchmark(("tokenizer_build/" + stem).c_str(), tokenizer_build, path, label, 1u)
         ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("tokenizer_build/" + stem + "/threads:2").c_str(), tokenizer_build, path, label, 2u)
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
   }
   return true;
 }();

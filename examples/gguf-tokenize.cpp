@@ -6,11 +6,13 @@
 #include <gguf/gguf.hpp>
 #include <gguf/tokenizer.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "cli.hpp"
@@ -102,7 +104,7 @@ int main(int argc, char** argv) {
   const std::string& path = a.positional[0];
   const auto model = cli::open_model(path);
   if (!model) return 1;
-  const auto tok = gguf::tokenizer::from(*model);
+  const auto tok = gguf::tokenizer::from(*model, {std::max(1u, std::thread::hardware_concurrency())});
   if (!tok) return cli::fail("%s: %s", path.c_str(), gguf::to_string(tok.error()).c_str());
 
   cli::binary_stdout();

@@ -2,12 +2,15 @@
 // lists them ("first second", split at the first space after byte 0, as llama.cpp splits them).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "gguf/detail/thread_team.hpp"
 #include "gguf/text/merges.hpp"
 #include "gguf/text/token_table.hpp"
 #include "gguf_writer.hpp"
@@ -85,14 +88,14 @@ TEST_CASE("a merge splits at its first space after byte 0") {
 
 TEST_CASE("the text index finds every token by its text, and the first of two equal texts") {
   const std::vector<std::string> texts = sample_texts();
-  token_table t;
   std::size_t bytes = 0;
   for (const std::string& s : texts) bytes += s.size();
-  t.reserve(texts.size(), bytes);
-  const token_id dup = t.append_all([&](auto&& add) {
+  token_table t(texts.size(), bytes);
+  t.write(0, 0, bytes, [&](auto&& add) {
     for (const std::string& s : texts) add(s, false);
   });
-  CHECK(dup == 1);  // the empty text, 8 times: the second one repeats the first
+  CHECK(t.index() == 1);  // the empty text, 8 times: the second one repeats the first
+  std::size_t longest = 0;
   for (std::size_t i = 0; i < texts.size(); ++i) {
     CHECK(t.text(static_cast<token_id>(i)) == texts[i]);
     const token_id want = texts[i].empty() ? 0 : static_cast<token_id>(i);
@@ -100,56 +103,140 @@ TEST_CASE("the text index finds every token by its text, and the first of two eq
     const std::string padded = texts[i] + std::string(16, '\x5A');
     CHECK(t.find_padded({padded.data(), texts[i].size()}, detail::hash_bytes(texts[i].data(), texts[i].size())) ==
           want);
+    longest = std::max(longest, texts[i].size());
   }
+  CHECK(t.max_length() == longest);
   CHECK(t.find("no such text at all, not in the sample") == no_token);
 }
 
-TEST_CASE("append_all names the first token that repeats an earlier text, and an estimate too small grows") {
-  token_table t;
-  t.reserve(4, 2);  // fewer bytes than the texts have
-  const token_id dup = t.append_all([&](auto&& add) {
-    add(std::string_view("alpha"), false);
-    add(std::string_view("beta"), false);
-    add(std::string_view("alpha"), false);
-    add(std::string_view("gamma"), false);
+TEST_CASE("texts written in stretches, each copied 16 bytes at a time where it may, are the texts") {
+  // readable texts inside a larger buffer: a short text's copy runs past its end, into the next text's
+  // room, which the next text then fills; the last text of a stretch is copied exactly
+  const std::string source =
+      "alpha"
+      "be"
+      "gamma"
+      "de"
+      "epsilonzeta"
+      "eta" +
+      std::string(16, '#');
+  const std::vector<std::string_view> texts = {
+      std::string_view(source).substr(0, 5),   std::string_view(source).substr(5, 2),
+      std::string_view(source).substr(7, 5),   std::string_view(source).substr(12, 2),
+      std::string_view(source).substr(14, 11), std::string_view(source).substr(25, 3)};
+  token_table t(texts.size(), 28);
+  // the second stretch first, as another thread may write it
+  CHECK(t.write(3, 12, 28, [&](auto&& add) {
+    for (std::size_t i = 3; i < 6; ++i) add(texts[i], true);
+  }) == 28);
+  CHECK(t.write(0, 0, 12, [&](auto&& add) {
+    for (std::size_t i = 0; i < 3; ++i) add(texts[i], true);
+  }) == 12);
+  CHECK(t.index() == no_token);
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    CHECK(t.text(static_cast<token_id>(i)) == texts[i]);
+    CHECK(t.find(texts[i]) == static_cast<token_id>(i));
+  }
+}
+
+TEST_CASE("index names the first token whose text repeats an earlier one's") {
+  const std::vector<std::string> texts = {"alpha", "beta", "alpha", "gamma", "beta"};
+  token_table t(texts.size(), 22);
+  t.write(0, 0, 22, [&](auto&& add) {
+    for (const std::string& s : texts) add(s, false);
   });
-  CHECK(dup == 2);
+  CHECK(t.index() == 2);
   CHECK(t.text(3) == "gamma");
   CHECK(t.find("alpha") == 0);
+  CHECK(t.find("beta") == 1);
   CHECK(t.find("gamma") == 3);
 }
 
-TEST_CASE("a merge table gives each pair its lowest rank, added in batches") {
+TEST_CASE("a large table indexed by two threads finds what one thread's finds") {
+  // 60 000 texts, some repeated: each thread fills the index's slots of its own half
+  std::vector<std::string> texts;
+  for (int i = 0; i < 60000; ++i) texts.push_back("t" + std::to_string(i % 50000 == i ? i : i - 50000) + "x");
+  std::size_t bytes = 0;
+  for (const std::string& s : texts) bytes += s.size();
+  const auto build = [&](unsigned threads, token_id& dup) {
+    gguf::detail::thread_team team(threads);
+    token_table t(texts.size(), bytes);
+    t.write(0, 0, bytes, [&](auto&& add) {
+      for (const std::string& s : texts) add(s, false);
+    });
+    dup = t.index(team);
+    return t;
+  };
+  token_id dup1 = 0, dup2 = 0;
+  const token_table one = build(1, dup1), two = build(2, dup2);
+  CHECK(dup1 == 50000);
+  CHECK(dup2 == 50000);
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const token_id want = static_cast<token_id>(i < 50000 ? i : i - 50000);
+    CHECK(one.find(texts[i]) == want);
+    CHECK(two.find(texts[i]) == want);
+  }
+  CHECK(two.find("t50000x") == no_token);
+}
+
+TEST_CASE("a slot index holds every value when the hashes crowd at the ends of the threads' stretches") {
+  // Hostile hashes: every key's home is one of the last slots of the first stretch or of the table, so
+  // that probes run past a stretch's end (they are inserted afterwards, in order) or wrap around.
+  const std::size_t n = 40000;
+  std::vector<std::uint64_t> keys(n);
+  for (std::size_t i = 0; i < n; ++i) keys[i] = i % 30000;  // 10 000 repeats
+  const auto hash_of = [&](std::size_t v) -> std::uint64_t {
+    const std::uint64_t k = keys[v];
+    const std::uint64_t near = (k % 2 == 0) ? 0x7FFFFFFFFFFFFFFFull : 0xFFFFFFFFFFFFFFFFull;  // ends of halves
+    return near - (k % 64) * 0x0000100000000000ull - (k * 0x9E3779B9ull % 0xFFFFFull);
+  };
+  for (unsigned threads : {1u, 2u}) {
+    gguf::detail::thread_team team(threads);
+    detail::slot_index index(n);
+    const detail::slot_index::repeats r = index.insert_all(
+        n, hash_of, [&](std::uint32_t a, std::size_t b) { return keys[a] == keys[b]; }, team);
+    CHECK(r.count == 10000);
+    CHECK(r.first == 30000);
+    for (std::size_t v = 0; v < n; ++v) {
+      const std::uint32_t found = index.find(hash_of(v), [&](std::uint32_t a) { return keys[a] == keys[v]; });
+      CHECK(found == static_cast<std::uint32_t>(v % 30000));
+    }
+  }
+}
+
+TEST_CASE("a merge table gives each pair its lowest rank, indexed by one thread or two") {
   // 50 000 merges over few tokens: many pairs repeat, and long probe runs form
   std::mt19937 rng(3);
   const std::size_t n = 50000;
-  merge_table t(n);
-  std::vector<gguf::text::merge_ids> batch;
+  std::vector<gguf::text::merge_ids> by_rank;
   std::vector<std::int32_t> seen(300 * 300, -1);  // the expected winner per pair
   for (std::int32_t rank = 0; rank < static_cast<std::int32_t>(n); ++rank) {
     // the first 20 000 merges all of one pair's neighbours
     const token_id l = rank < 20000 ? static_cast<token_id>(rank % 7) : static_cast<token_id>(rng() % 300);
     const token_id r = rank < 20000 ? 5 : static_cast<token_id>(rng() % 300);
-    batch.push_back({l, r, static_cast<token_id>(rank + 1000)});
-    if (batch.size() == 777) t.add(batch), batch.clear();
+    by_rank.push_back({l, r, static_cast<token_id>(rank + 1000)});
     auto& s = seen[static_cast<std::size_t>(l) * 300 + static_cast<std::size_t>(r)];
     if (s < 0) s = rank;
   }
-  t.add(batch);
+  gguf::detail::thread_team team(2);
+  auto copy = std::make_unique_for_overwrite<gguf::text::merge_ids[]>(n);
+  std::copy(by_rank.begin(), by_rank.end(), copy.get());
+  const merge_table one(by_rank), two(std::move(copy), n, team);
   std::size_t pairs = 0;
   for (token_id l = 0; l < 300; ++l) {
     for (token_id r = 0; r < 300; ++r) {
       const std::int32_t want = seen[static_cast<std::size_t>(l) * 300 + static_cast<std::size_t>(r)];
-      const merge_table::merge m = t.find(l, r);
-      CHECK(m.rank == want);
-      if (want >= 0) {
-        CHECK(m.result == want + 1000);
-        ++pairs;
+      for (const merge_table* t : {&one, &two}) {
+        const merge_table::merge m = t->find(l, r);
+        CHECK(m.rank == want);
+        if (want >= 0) CHECK(m.result == want + 1000);
       }
+      pairs += want >= 0;
     }
   }
-  CHECK(t.size() == pairs);
-  CHECK(t.find(-1, 0).rank == -1);
+  CHECK(one.size() == pairs);
+  CHECK(two.size() == pairs);
+  CHECK(one.find(-1, 0).rank == -1);
   CHECK(merge_table().find(0, 0).rank == -1);
 }
 
@@ -165,13 +252,14 @@ TEST_CASE("tokenizer.ggml.merges is read and resolved to ids, the first bad merg
     REQUIRE(f);
     auto a = f->metadata().get<gguf::array_view>("tokenizer.ggml.merges");
     REQUIRE(a);
-    token_table t;
     auto tokens = f->metadata().get<gguf::array_view>("tokenizer.ggml.tokens");
     REQUIRE(tokens);
-    t.reserve(static_cast<std::size_t>(tokens->size()), static_cast<std::size_t>(tokens->text_bytes()));
-    t.append_all([&](auto&& add) {
+    const auto text_bytes = static_cast<std::size_t>(tokens->text_bytes());
+    token_table t(static_cast<std::size_t>(tokens->size()), text_bytes);
+    t.write(0, 0, text_bytes, [&](auto&& add) {
       for (std::string_view s : *tokens->as<std::string_view>()) add(s, false);
     });
+    t.index();
     return detail::load_merges(*a, t);
   };
   {
@@ -193,6 +281,60 @@ TEST_CASE("tokenizer.ggml.merges is read and resolved to ids, the first bad merg
     auto m = load(vocabulary_file({"a b", "nospace", "a d"}));
     REQUIRE_FALSE(m);
     CHECK(gguf::to_string(m.error()).find("nospace") != std::string::npos);
+  }
+}
+
+TEST_CASE("merges resolved by two threads, a chunk at a time, name the first bad merge") {
+  // 40 000 merges "a<i> b" of tokens "b" and "a<i>" making "a<i>b": twenty chunks, taken in turn
+  const std::size_t n = 40000;
+  std::vector<std::string> tokens = {"b"};
+  std::vector<std::string> merges;
+  for (std::size_t i = 0; i < n; ++i) {
+    tokens.push_back("a" + std::to_string(i));
+    tokens.push_back("a" + std::to_string(i) + "b");
+    merges.push_back("a" + std::to_string(i) + " b");
+  }
+  const auto load = [&](const std::vector<std::string>& m, unsigned threads) -> gguf::result<merge_table> {
+    test::file_builder fb;
+    fb.kv_array("tokenizer.ggml.tokens", tokens).kv_array("tokenizer.ggml.merges", m);
+    const test::bytes bytes = fb.build();
+    const auto f = test::parse(bytes);
+    REQUIRE(f);
+    auto a = f->metadata().get<gguf::array_view>("tokenizer.ggml.merges");
+    auto ts = f->metadata().get<gguf::array_view>("tokenizer.ggml.tokens");
+    REQUIRE(a);
+    REQUIRE(ts);
+    gguf::detail::thread_team team(threads);
+    const auto text_bytes = static_cast<std::size_t>(ts->text_bytes());
+    token_table t(static_cast<std::size_t>(ts->size()), text_bytes);
+    t.write(0, 0, text_bytes, [&](auto&& add) {
+      for (std::string_view s : *ts->as<std::string_view>()) add(s, false);
+    });
+    REQUIRE(t.index(team) == no_token);
+    return detail::load_merges(*a, t, team);
+  };
+  for (unsigned threads : {1u, 2u}) {
+    auto good = load(merges, threads);
+    REQUIRE(good);
+    CHECK(good->size() == n);
+    for (std::size_t i = 0; i < n; i += 997) {
+      const merge_table::merge m = good->find(static_cast<token_id>(1 + 2 * i), 0);
+      CHECK(m.rank == static_cast<std::int32_t>(i));
+      CHECK(m.result == static_cast<token_id>(2 + 2 * i));
+    }
+    std::vector<std::string> bad = merges;
+    bad[31000] = "a31000 c";  // no token "c"
+    bad[25000] = "a25000b";   // no space (the first bad one)
+    bad[39999] = "a1 a2";     // "a1a2" is no token
+    auto e = load(bad, threads);
+    REQUIRE_FALSE(e);
+    CHECK(e.error().code == gguf::errc::bad_vocabulary);
+    CHECK(gguf::to_string(e.error()).find("a25000b") != std::string::npos);
+    CHECK(gguf::to_string(e.error()).find("space") != std::string::npos);
+    bad[25000] = merges[25000];
+    e = load(bad, threads);
+    REQUIRE_FALSE(e);
+    CHECK(gguf::to_string(e.error()).find("a31000 c") != std::string::npos);
   }
 }
 

@@ -39,6 +39,14 @@ struct encode_options {
   bool parse_special = false;  ///< match control tokens' texts in the input (`parse_special`)
 };
 
+/// How `tokenizer::from` builds the tables.
+struct build_options {
+  /// The most threads to build with, the calling thread included (`std::thread::hardware_concurrency()`,
+  /// say). Threads start and end within the call; a vocabulary of fewer than 65,536 tokens and merges
+  /// is built on the calling thread alone. The tokenizer is the same whatever the number.
+  unsigned threads = 1;
+};
+
 /// How `tokenizer::decode` treats special tokens (the two flags of `llama_detokenize`).
 struct decode_options {
   bool remove_special = false;   ///< drop a leading BOS and a trailing EOS the vocabulary adds
@@ -53,12 +61,13 @@ class tokenizer {
  public:
   /**
    * Builds the tokenizer of a file's metadata, as llama.cpp's vocabulary loader does.
-   * @param md the metadata of a model, vocabulary file or a shard set's first shard
+   * @param md      the metadata of a model, vocabulary file or a shard set's first shard
+   * @param options how to build it
    * @return the tokenizer; `not_found` without a tokenizer, `out_of_range` for a tokenizer model or
    *         pre-tokenizer llama.cpp does not know, `bad_vocabulary` (naming the key) for one that cannot work
    */
-  static result<tokenizer> from_metadata(const metadata_table& md) {
-    auto v = text::load_vocabulary(md);
+  static result<tokenizer> from_metadata(const metadata_table& md, build_options options = {}) {
+    auto v = text::load_vocabulary(md, options.threads);
     if (!v) return v.error();
     auto st = std::make_shared<state>(std::move(*v));
     const text::vocabulary& voc = st->vocab;
@@ -97,13 +106,16 @@ class tokenizer {
 
   /**
    * Builds the tokenizer of anything with `metadata()`: a parsed file, a mapped file, a model or shard set.
-   * @param source the file or model; it may be closed afterwards
+   * @param source  the file or model; it may be closed afterwards
+   * @param options how to build it
    */
   template <class Source>
   requires requires(const Source& s) {
     { s.metadata() } -> std::convertible_to<const metadata_table&>;
   }
-  static result<tokenizer> from(const Source& source) { return from_metadata(source.metadata()); }
+  static result<tokenizer> from(const Source& source, build_options options = {}) {
+    return from_metadata(source.metadata(), options);
+  }
 
   /**
    * Token ids of `text`, identical to llama.cpp's `llama_tokenize(vocab, text, ..., add_special,

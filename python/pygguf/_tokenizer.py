@@ -94,7 +94,8 @@ class Tokenizer:
     @classmethod
     def from_model(cls, model: Model) -> Tokenizer:
         """Builds the tokenizer of ``model``'s vocabulary (a new one at each call; :attr:`Model.tokenizer`
-        builds one once and keeps it). The GIL is released while it is built.
+        builds one once and keeps it). The GIL is released while it is built, on all cores for a large
+        vocabulary (the tokenizer does not depend on it).
 
         Raises:
             GGUFError: ``not_found`` for a model without a tokenizer (the key says which is missing),

@@ -216,7 +216,7 @@ class tokenizer {
   static tokenizer from_source(const source_ptr& s) {
     gguf::result<gguf::tokenizer> t = [&] {
       py::gil_scoped_release unlocked;
-      return gguf::tokenizer::from(*s);
+      return gguf::tokenizer::from(*s, {std::max(1u, std::thread::hardware_concurrency())});
     }();
     if (!t) raise(printable(t.error()));
     return tokenizer(std::move(*t));

@@ -6,9 +6,11 @@
 #include <gguf/open.hpp>
 #include <gguf/tokenizer.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -59,7 +61,7 @@ int main(int argc, char** argv) {
     std::printf("{\"error\": \"%s\"}\n", json_escape(gguf::to_string(f.error())).c_str());
     return 1;
   }
-  auto tok = gguf::tokenizer::from(*f);
+  auto tok = gguf::tokenizer::from(*f, {std::max(1u, std::thread::hardware_concurrency())});
   if (!tok) {
     std::printf("{\"error\": \"%s\"}\n", json_escape(gguf::to_string(tok.error())).c_str());
     return 1;

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gguf/text/slot_index.hpp"
 #include "gguf/version.hpp"
 
 GGUF_BEGIN_NAMESPACE
@@ -137,26 +138,12 @@ inline bool same_text(std::string_view a, std::string_view b) noexcept {
   return a.size() == b.size() && equal_bytes(a.data(), b.data(), a.size());
 }
 
-/// Slots for `n` keys: a load factor of at most 0.7 (linear probing stays short; the tables stay small,
-/// and a large vocabulary's build is bound by the memory it touches).
-inline std::size_t table_capacity(std::size_t n) noexcept { return n + n * 3 / 7 + 16; }
-
-/// The home slot of hash `h` in a table of `size` slots (the high half of h * size: no division).
-inline std::size_t home_slot(std::uint64_t h, std::size_t size) noexcept {
-#if defined(__SIZEOF_INT128__)
-  __extension__ using u128 = unsigned __int128;
-  return static_cast<std::size_t>((static_cast<u128>(h) * size) >> 64);
-#else
-  const std::uint64_t s = size, lo = (h & 0xFFFFFFFFu) * s, hi = (h >> 32) * s;
-  return static_cast<std::size_t>((hi + (lo >> 32)) >> 32);  // size < 2^32: the high half of h * size
-#endif
-}
-
 }  // namespace detail
 
 /**
- * Every token's text in one buffer, with an open-addressing index from text to id. Building copies the
- * texts once (so the table never points into a file that may be closed) and allocates three arrays.
+ * Every token's text in one buffer, with an open-addressing index from text to id. The table owns its
+ * texts (so it never points into a file that may be closed): made for a number of tokens and bytes,
+ * its texts written (`write`, by several threads at once if need be), then indexed (`index`).
  */
 class token_table {
  public:
@@ -164,51 +151,84 @@ class token_table {
   token_table() = default;
 
   /**
-   * Reserves room for `n` tokens of `bytes` bytes in all.
-   * @param n     the number of tokens
-   * @param bytes the sum of their lengths
+   * A table of `n` tokens whose texts take `bytes` bytes in all, to be written with `write`.
+   * @param n               the number of tokens
+   * @param bytes           the sum of their lengths
+   * @param hash_on_writing whether `write` hashes each text for `index` (which otherwise hashes them
+   *                        itself): worth it when several threads index, each looking at every hash
    */
-  void reserve(std::size_t n, std::size_t bytes) {
-    text_ = std::make_unique<char[]>(bytes + padding);  // zeroed: hash_bytes_padded reads past a text
-    capacity_bytes_ = bytes;
-    offsets_.assign(1, 0);
-    offsets_.reserve(n + 1);
-    slots_.assign(detail::table_capacity(n), 0);
-    id_bits_ = 16;
-    while (id_bits_ < 31 && (std::uint64_t{1} << id_bits_) <= n + 1) ++id_bits_;
+  token_table(std::size_t n, std::size_t bytes, bool hash_on_writing = false)
+      : text_(std::make_unique_for_overwrite<char[]>(bytes + padding)),
+        offsets_(std::make_unique_for_overwrite<std::uint32_t[]>(n + 1)),
+        hashes_(hash_on_writing ? std::make_unique_for_overwrite<std::uint64_t[]>(n) : nullptr),
+        n_(n),
+        bytes_(bytes) {
+    std::memset(text_.get() + bytes, 0, padding);
+    offsets_[0] = 0;
   }
 
   /**
-   * Appends the next token (its id is the number appended before it) and indexes it.
-   * @param s the token's text; `reserve` counted its bytes
-   * @return `no_token` when it was new, else the id of the earlier token with the same text (this one is
-   *         still appended, and lookups find the earlier one)
+   * Writes the texts of tokens `first`, `first + 1`, ... in order, from byte `at` of the table. Stretches
+   * of tokens apart may be written by threads at once; every text must be written before `index`.
+   * @param first    the id of the first token
+   * @param at       where its text goes: the sum of the lengths of the tokens before it
+   * @param limit    where the text of the token after the last one goes (its bytes are not touched)
+   * @param for_each called with a function to call with each token's text in order, and whether 16 bytes
+   *                 may be read from the text's start; the lengths must add up to `limit - at`
+   * @return the byte after the last text
    */
-  token_id push_back(std::string_view s) noexcept {
-    const std::uint32_t at = offsets_.back();
-    if (!s.empty()) std::memcpy(text_.get() + at, s.data(), s.size());
-    offsets_.push_back(at + static_cast<std::uint32_t>(s.size()));
-    const auto id = static_cast<token_id>(offsets_.size() - 2);
-    const std::uint64_t h = detail::hash_bytes(s.data(), s.size());
-    const std::uint32_t tag = tag_of(h);
-    for (std::size_t i = detail::home_slot(h, slots_.size());; i = i + 1 == slots_.size() ? 0 : i + 1) {
-      std::uint32_t& e = slots_[i];
-      if (e == 0) {
-        e = tag | (static_cast<std::uint32_t>(id) + 1);
-        return no_token;
+  template <class ForEach>
+  std::size_t write(token_id first, std::size_t at, std::size_t limit, ForEach&& for_each) noexcept {
+    auto id = static_cast<std::size_t>(first);
+    for_each([&](std::string_view s, bool readable) {
+      char* const to = text_.get() + at;
+      if (readable && s.size() <= 16 && at + 16 <= limit) {
+        std::memcpy(to, s.data(), 16);  // one copy for every short text; the next text overwrites the rest
+      } else if (!s.empty()) {
+        std::memcpy(to, s.data(), s.size());
       }
-      if ((e & ~id_mask()) == tag && detail::same_text(text(id_of(e)), s)) return id_of(e);
-    }
+      if (hashes_) {  // hashed where it came from: past a stretch's last text, another thread may be writing
+        hashes_[id] = readable ? detail::hash_bytes_padded(s.data(), s.size()) : detail::hash_bytes(s.data(), s.size());
+      }
+      at += s.size();
+      offsets_[++id] = static_cast<std::uint32_t>(at);
+    });
+    return at;
+  }
+
+  /**
+   * Indexes every token by its text, once all are written.
+   * @param team the threads to use
+   * @return the first token whose text repeats an earlier one's (lookups find the earlier one), or `no_token`
+   */
+  token_id index(::gguf::detail::thread_team& team) {
+    max_length_ = 0;
+    for (std::size_t i = 0; i < n_; ++i) max_length_ = std::max(max_length_, length(i));
+    slots_ = detail::slot_index(n_);
+    const auto same = [&](std::uint32_t earlier, std::size_t id) { return detail::same_text(view(earlier), view(id)); };
+    const auto r = hashes_ ? slots_.insert_all(
+                                 n_, [&](std::size_t id) { return hashes_[id]; }, same, team)
+                           : slots_.insert_all(
+                                 n_, [&](std::size_t id) { return detail::hash_bytes_padded(start(id), length(id)); },
+                                 same, team);  // every text is written: 16 bytes may be read from each
+    hashes_.reset();
+    return static_cast<token_id>(r.first);  // none is no_token
+  }
+
+  /** `index` on the calling thread. */
+  token_id index() {
+    ::gguf::detail::thread_team alone;
+    return index(alone);
   }
 
   /** The number of tokens. */
-  std::size_t size() const noexcept { return offsets_.empty() ? 0 : offsets_.size() - 1; }
+  std::size_t size() const noexcept { return n_; }
 
   /** The text of token `id` (`0 <= id < size()`), a view into the table. */
-  std::string_view text(token_id id) const noexcept {
-    const auto i = static_cast<std::size_t>(id);
-    return {text_.get() + offsets_[i], offsets_[i + 1] - offsets_[i]};
-  }
+  std::string_view text(token_id id) const noexcept { return view(static_cast<std::size_t>(id)); }
+
+  /** The length of the longest text (once indexed). */
+  std::size_t max_length() const noexcept { return max_length_; }
 
   /**
    * The id of the token whose text is `s`.
@@ -238,103 +258,36 @@ class token_table {
     });
   }
 
-  /**
-   * Appends tokens as `push_back` does, all at once: hashed first, then indexed with the slots fetched
-   * some tokens ahead (the inserts of a large vocabulary are cache misses, overlapped this way).
-   * @param for_each called with a function to call with each token's text, in id order, and whether
-   *                 the 16 bytes from its start may be read (`reserve` counted the texts' bytes)
-   * @return the id of the first token whose text repeats an earlier one's, or `no_token`
-   */
-  template <class ForEach>
-  token_id append_all(ForEach&& for_each) {
-    // in chunks, so that the hashes stay in the cache
-    constexpr std::size_t chunk = 2048, ahead = 16;
-    std::uint64_t hashes[chunk];
-    std::size_t pending = 0;
-    token_id dup = no_token;
-    const auto index = [&] {
-      const std::size_t first = size() - pending;
-      for (std::size_t i = 0; i < pending; ++i) {
-        if (i + ahead < pending) __builtin_prefetch(&slots_[detail::home_slot(hashes[i + ahead], slots_.size())], 1);
-        const std::uint64_t h = hashes[i];
-        const std::uint32_t tag = tag_of(h);
-        const auto id = static_cast<token_id>(first + i);
-        const std::string_view s = text(id);
-        for (std::size_t k = detail::home_slot(h, slots_.size());; k = k + 1 == slots_.size() ? 0 : k + 1) {
-          std::uint32_t& e = slots_[k];
-          if (e == 0) {
-            e = tag | (static_cast<std::uint32_t>(id) + 1);
-            break;
-          }
-          if ((e & ~id_mask()) == tag && detail::same_text(text(id_of(e)), s)) {
-            if (dup == no_token) dup = id;
-            break;
-          }
-        }
-      }
-      pending = 0;
-    };
-    for_each([&](std::string_view s, bool padded) {
-      const std::uint32_t at = offsets_.back();
-      if (at + s.size() > capacity_bytes_) grow(at + s.size());
-      char* const to = text_.get() + at;
-      if (padded && s.size() <= 16) {  // 16 bytes copied: the table has room past its end
-        std::memcpy(to, s.data(), 16);
-      } else if (!s.empty()) {
-        std::memcpy(to, s.data(), s.size());
-      }
-      offsets_.push_back(at + static_cast<std::uint32_t>(s.size()));
-      hashes[pending++] = detail::hash_bytes_padded(to, s.size());
-      if (pending == chunk) index();
-    });
-    index();
-    return dup;
-  }
-
   /** The bytes the table holds (texts, offsets and index). */
   std::size_t memory_bytes() const noexcept {
-    return capacity_bytes_ + offsets_.capacity() * sizeof(std::uint32_t) + slots_.capacity() * sizeof(std::uint32_t);
+    return bytes_ + padding + (n_ + 1) * sizeof(std::uint32_t) + slots_.memory_bytes();
   }
 
  private:
+  const char* start(std::size_t i) const noexcept { return text_.get() + offsets_[i]; }
+  std::size_t length(std::size_t i) const noexcept { return offsets_[i + 1] - offsets_[i]; }
+  std::string_view view(std::size_t i) const noexcept { return {start(i), length(i)}; }
   // The token in the first slot from h's home whose tag matches and whose text `same` accepts.
   template <class Same>
   token_id probe(std::uint64_t h, Same&& same) const noexcept {
-    if (slots_.empty()) return no_token;
-    const std::uint32_t tag = tag_of(h);
-    for (std::size_t i = detail::home_slot(h, slots_.size());; i = i + 1 == slots_.size() ? 0 : i + 1) {
-      const std::uint32_t e = slots_[i];
-      if (e == 0) return no_token;
-      if ((e & ~id_mask()) == tag && same(text(id_of(e)))) return id_of(e);
-    }
+    return static_cast<token_id>(slots_.find(h, [&](std::uint32_t id) { return same(view(id)); }));
   }
-  // Room for at least `bytes` bytes of text (an estimate in `reserve` fell short).
-  void grow(std::size_t bytes) {
-    const std::size_t cap = std::max(bytes, capacity_bytes_ * 2);
-    auto t = std::make_unique<char[]>(cap + padding);
-    if (offsets_.back() != 0) std::memcpy(t.get(), text_.get(), offsets_.back());
-    text_ = std::move(t);
-    capacity_bytes_ = cap;
-  }
-  // A slot is 4 bytes (a large vocabulary's index stays in the cache): the id + 1 in the low id_bits_
-  // bits (0: empty), a tag from the hash's low bits above them (the home slot comes from its high bits),
-  // so that most mismatches end without comparing text.
-  std::uint32_t id_mask() const noexcept { return (std::uint32_t{1} << id_bits_) - 1; }
-  std::uint32_t tag_of(std::uint64_t h) const noexcept { return static_cast<std::uint32_t>(h) & ~id_mask(); }
-  token_id id_of(std::uint32_t e) const noexcept { return static_cast<token_id>((e & id_mask()) - 1); }
   static constexpr std::size_t padding = 16;  // readable bytes past the last text (hash_bytes_padded)
   std::unique_ptr<char[]> text_;
-  std::size_t capacity_bytes_ = 0;
-  std::vector<std::uint32_t> offsets_;
-  std::vector<std::uint32_t> slots_;
-  unsigned id_bits_ = 16;
+  std::unique_ptr<std::uint32_t[]> offsets_;
+  std::unique_ptr<std::uint64_t[]> hashes_;  // of each text, from `write` to `index` (if asked for)
+  std::size_t n_ = 0, bytes_ = 0, max_length_ = 0;
+  detail::slot_index slots_;
 };
 
-/** One merge of `tokenizer.ggml.merges` by ids: `left` then `right` make `result`. */
+/**
+ * One merge of `tokenizer.ggml.merges` by ids: `left` then `right` make `result`. A plain aggregate
+ * (arrays of them are made without writing them first): make one with all three ids.
+ */
 struct merge_ids {
-  token_id left = no_token;    ///< the first token
-  token_id right = no_token;   ///< the second token
-  token_id result = no_token;  ///< the token of the two texts joined
+  token_id left;    ///< the first token
+  token_id right;   ///< the second token
+  token_id result;  ///< the token of the two texts joined
 };
 
 /**
@@ -356,76 +309,60 @@ class merge_table {
   /** An empty table. */
   merge_table() = default;
 
-  /** An empty table with room for `n` merges (no more may be added). */
-  explicit merge_table(std::size_t n) : slots_(n == 0 ? 0 : detail::table_capacity(n), 0) {
-    merges_.reserve(n);
-    while (rank_bits_ < 31 && (std::uint64_t{1} << rank_bits_) <= n + 1) ++rank_bits_;
+  /**
+   * The table of the merges in rank order, `n` of them at `by_rank`. Of two merges of one pair, the
+   * lower rank wins, as in llama.cpp.
+   * @param by_rank the merges, lowest rank first
+   * @param n       how many
+   * @param team    the threads to index them with
+   */
+  merge_table(std::unique_ptr<merge_ids[]> by_rank, std::size_t n, ::gguf::detail::thread_team& team)
+      : merges_(std::move(by_rank)), n_(n), slots_(n) {
+    index(team);
   }
 
-  /**
-   * Adds merges of the ranks after those added before, lowest first. Of two merges of one pair, the
-   * lower rank wins, as in llama.cpp. The slots are fetched some merges ahead, to overlap their misses.
-   */
-  void add(std::span<const merge_ids> merges) noexcept {
-    constexpr std::size_t ahead = 16;
-    const std::size_t first = merges_.size();
-    merges_.insert(merges_.end(), merges.begin(), merges.end());
-    const std::size_t n = merges.size();
-    for (std::size_t i = 0; i < n; ++i) {
-      if (i + ahead < n) {
-        const merge_ids& a = merges[i + ahead];
-        __builtin_prefetch(&slots_[detail::home_slot(hash(key(a.left, a.right)), slots_.size())], 1);
-      }
-      const std::uint64_t k = key(merges[i].left, merges[i].right), h = hash(k);
-      const std::uint32_t tag = tag_of(h);
-      for (std::size_t s = detail::home_slot(h, slots_.size());; s = s + 1 == slots_.size() ? 0 : s + 1) {
-        std::uint32_t& e = slots_[s];
-        if (e == 0) {
-          e = tag | static_cast<std::uint32_t>(first + i + 1);
-          ++size_;
-          break;
-        }
-        if ((e & ~rank_mask()) == tag && key(merges_[rank_of(e)].left, merges_[rank_of(e)].right) == k) break;
-      }
-    }
+  /** The table of `by_rank`, the merges in rank order (copied), indexed on the calling thread. */
+  explicit merge_table(std::span<const merge_ids> by_rank)
+      : merges_(std::make_unique_for_overwrite<merge_ids[]>(by_rank.size())), n_(by_rank.size()), slots_(n_) {
+    std::copy(by_rank.begin(), by_rank.end(), merges_.get());
+    ::gguf::detail::thread_team alone;
+    index(alone);
   }
 
   /** The merge of `left` then `right`, or a merge with rank -1. */
   merge find(token_id left, token_id right) const noexcept {
-    if (slots_.empty() || left < 0 || right < 0) return {};
-    const std::uint64_t k = key(left, right), h = hash(k);
-    const std::uint32_t tag = tag_of(h);
-    for (std::size_t i = detail::home_slot(h, slots_.size());; i = i + 1 == slots_.size() ? 0 : i + 1) {
-      const std::uint32_t e = slots_[i];
-      if (e == 0) return {};
-      if ((e & ~rank_mask()) == tag) {
-        const merge_ids& m = merges_[rank_of(e)];
-        if (m.left == left && m.right == right) return {static_cast<std::int32_t>(rank_of(e)), m.result};
-      }
-    }
+    if (left < 0 || right < 0) return {};
+    const std::uint32_t rank = slots_.find(hash(key(left, right)), [&](std::uint32_t r) {
+      const merge_ids& m = merges_[r];
+      return m.left == left && m.right == right;
+    });
+    if (rank == detail::slot_index::none) return {};
+    return {static_cast<std::int32_t>(rank), merges_[rank].result};
   }
 
   /** The number of pairs that merge (a pair listed twice counts once). */
   std::size_t size() const noexcept { return size_; }
 
  private:
+  void index(::gguf::detail::thread_team& team) {
+    const auto r = slots_.insert_all(
+        n_, [&](std::size_t i) { return hash(key(merges_[i])); },
+        [&](std::uint32_t earlier, std::size_t i) { return key(merges_[earlier]) == key(merges_[i]); }, team);
+    size_ = n_ - r.count;
+  }
   static std::uint64_t key(token_id l, token_id r) noexcept {
     return (std::uint64_t{static_cast<std::uint32_t>(l)} << 32) | static_cast<std::uint32_t>(r);
   }
+  static std::uint64_t key(const merge_ids& m) noexcept { return key(m.left, m.right); }
   static std::uint64_t hash(std::uint64_t k) noexcept {
     k ^= k >> 31;
     k *= 0x7FB5D329728EA185ull;
     return k ^ (k >> 27);
   }
-  // A slot: the rank + 1 in the low rank_bits_ bits (0: empty), a tag from the hash's low bits above
-  // them (the home slot comes from its high bits).
-  std::uint32_t rank_mask() const noexcept { return (std::uint32_t{1} << rank_bits_) - 1; }
-  std::uint32_t tag_of(std::uint64_t h) const noexcept { return static_cast<std::uint32_t>(h) & ~rank_mask(); }
-  std::size_t rank_of(std::uint32_t e) const noexcept { return (e & rank_mask()) - 1; }
-  std::vector<merge_ids> merges_;     // by rank
-  std::vector<std::uint32_t> slots_;  // the index
+  std::unique_ptr<merge_ids[]> merges_;  // by rank
+  std::size_t n_ = 0;
+  detail::slot_index slots_;
   std::size_t size_ = 0;
-  unsigned rank_bits_ = 16;
 };
 
 }  // namespace text

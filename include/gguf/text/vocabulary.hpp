@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -11,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gguf/detail/thread_team.hpp"
 #include "gguf/format/metadata.hpp"
 #include "gguf/result.hpp"
 #include "gguf/text/codepoints.hpp"
@@ -179,18 +182,35 @@ inline result<bool> read_optional(const metadata_table& md, std::string_view key
   return true;
 }
 
+// The text llama.cpp gives the empty token `i`, "[EMPTY_i]", made without allocating.
+struct empty_token_name {
+  explicit empty_token_name(std::size_t i) noexcept {
+    std::memcpy(text, "[EMPTY_", 7);
+    char* const end = std::to_chars(text + 7, text + sizeof(text) - 1, i).ptr;
+    *end = ']';
+    length = static_cast<std::size_t>(end + 1 - text);
+  }
+  std::string_view view() const noexcept { return {text, length}; }
+  std::size_t size() const noexcept { return length; }
+
+  char text[32];
+  std::size_t length;
+};
+
 }  // namespace detail
 
 /**
  * Loads the vocabulary from a file's metadata exactly as llama.cpp's `llama_vocab::impl::load` does, and
  * checks what llama.cpp assumes: arrays as long as the token list, merges that name tokens, special ids
  * in range, a scores array where SPM needs one.
- * @param md the metadata of a model or vocabulary file (or a shard set's first shard)
+ * @param md      the metadata of a model or vocabulary file (or a shard set's first shard)
+ * @param threads the most threads to build the tables with, the calling thread included (a vocabulary
+ *                of fewer than 65,536 tokens and merges is built on the calling thread alone)
  * @return the vocabulary; `bad_vocabulary` naming the key for a vocabulary that cannot be used,
  *         `not_found` for a file without `tokenizer.ggml.model`/`tokenizer.ggml.tokens`, `out_of_range`
  *         for a tokenizer model or pre-tokenizer llama.cpp does not know (named as llama.cpp names it)
  */
-inline result<vocabulary> load_vocabulary(const metadata_table& md) {
+inline result<vocabulary> load_vocabulary(const metadata_table& md, unsigned threads = 1) {
   vocabulary v;
   {
     const metadata_entry* e = md.find("tokenizer.ggml.model");
@@ -276,6 +296,15 @@ inline result<vocabulary> load_vocabulary(const metadata_table& md) {
     return detail::vocab_error("has more tokens than a token id can name", "tokenizer.ggml.tokens");
   const auto n = static_cast<std::size_t>(tok_arr->size());
   if (n == 0) return detail::vocab_error("is empty", "tokenizer.ggml.tokens");
+  // helpers only where there is work enough to share (their start costs a tenth of a millisecond): a
+  // large BPE vocabulary, whose merges take most of the time
+  std::size_t n_merges = 0;
+  if (const metadata_entry* e = md.find("tokenizer.ggml.merges"); e && v.type == vocab_type::bpe) {
+    if (auto a = e->value.get<array_view>()) n_merges = static_cast<std::size_t>(a->size());
+  }
+  constexpr std::size_t min_items_for_threads = 65536;
+  ::gguf::detail::thread_team team(n + n_merges >= min_items_for_threads ? threads : 1);
+  std::vector<detail::merge_reader::position> merge_starts;
 
   // scores: float32 or int32, at least as long as the token list (SPM and UGM need them)
   if (const metadata_entry* e = md.find("tokenizer.ggml.scores")) {
@@ -328,27 +357,74 @@ inline result<vocabulary> load_vocabulary(const metadata_table& md) {
 
   // texts, copied once into the table (an empty token becomes "[EMPTY_i]", as in llama.cpp)
   {
-    // the items' bytes less their lengths' (an empty token's name grows the table)
-    const auto bytes = static_cast<std::size_t>(tok_arr->text_bytes());
-    v.tokens.reserve(n, bytes);
+    const auto strings = *tok_arr->as<std::string_view>();
     const char* const end = reinterpret_cast<const char*>(tok_arr->bytes().data() + tok_arr->bytes().size());
-    const token_id dup = v.tokens.append_all([&](auto&& add) {
-      std::size_t i = 0;
-      for (std::string_view s : *tok_arr->as<std::string_view>()) {
-        if (s.empty()) {
-          add("[EMPTY_" + std::to_string(i) + "]", false);
-        } else {
+    // one thread: one pass over the texts, which the array's size counts unless a token is empty
+    bool written = false;
+    if (team.size() == 1) {
+      const auto listed = static_cast<std::size_t>(tok_arr->text_bytes());
+      v.tokens = token_table(n, listed);
+      v.tokens.write(0, 0, listed, [&](auto&& add) {
+        auto it = strings.begin();
+        for (std::size_t i = 0; i < n; ++i, ++it) {
+          const std::string_view s = *it;
+          if (s.empty()) return;  // its name needs room: the texts are written in stretches below
           add(s, end - s.data() >= 16);
         }
-        ++i;
-      }
+        written = true;
+      });
+    }
+    // else a stretch of tokens at a time, in turn: where each starts in the array and in the table first
+    constexpr std::size_t chunk = 4096;
+    struct stretch {
+      array_view::typed_range<std::string_view>::iterator from;
+      std::size_t at = 0;  // where its first text goes
+    };
+    std::vector<stretch> stretches;
+    std::size_t bytes = 0;
+    // the merges' chunks are found at the same time (a BPE vocabulary's, with threads to share them)
+    array_view merges;
+    if (const metadata_entry* e = md.find("tokenizer.ggml.merges"); e && v.type == vocab_type::bpe && team.size() > 1) {
+      if (auto a = e->value.get<array_view>(); a && a->item_type() == value_type::string) merges = *a;
+    }
+    merge_starts.reserve(detail::merge_chunks(merges));
+    if (!written) stretches.reserve(n / chunk + 1);
+    team.run(written             ? 0
+             : merges.size() > 0 ? 2
+                                 : 1,
+             [&](std::size_t job, unsigned) {
+               if (job == 1) {
+                 detail::find_merge_chunks(merges, merge_starts);
+                 return;
+               }
+               std::size_t i = 0;
+               for (auto it = strings.begin(); i < n; ++it, ++i) {
+                 if (i % chunk == 0) stretches.push_back({it, bytes});
+                 const std::size_t length = (*it).size();
+                 bytes += length != 0 ? length : detail::empty_token_name(i).size();
+               }
+             });
+    if (!written) v.tokens = token_table(n, bytes, team.size() > 1);
+    team.run(stretches.size(), [&](std::size_t c, unsigned) {
+      const std::size_t first = c * chunk, count = std::min(chunk, n - first);
+      const std::size_t limit = c + 1 < stretches.size() ? stretches[c + 1].at : bytes;
+      v.tokens.write(static_cast<token_id>(first), stretches[c].at, limit, [&](auto&& add) {
+        auto it = stretches[c].from;
+        for (std::size_t k = 0; k < count; ++k, ++it) {
+          const std::string_view s = *it;
+          if (s.empty()) {
+            add(detail::empty_token_name(first + k).view(), false);
+          } else {
+            add(s, end - s.data() >= 16);
+          }
+        }
+      });
     });
-    if (dup != no_token) {
+    if (const token_id dup = v.tokens.index(team); dup != no_token) {
       return error{errc::bad_vocabulary, "a token appears twice"}.about("tokenizer.ggml.tokens", ": ",
                                                                         v.tokens.text(dup));
     }
-    for (std::size_t i = 0; i < n; ++i)
-      v.max_token_length = std::max(v.max_token_length, v.tokens.text(static_cast<token_id>(i)).size());
+    v.max_token_length = v.tokens.max_length();
   }
 
   if (m == "hybriddna") v.dna_kmers_from = v.tokens.find("<oov>");
@@ -361,7 +437,7 @@ inline result<vocabulary> load_vocabulary(const metadata_table& md) {
         return detail::vocab_error("must be an array of strings", "tokenizer.ggml.merges");
       if (a->size() >= 0x7FFFFFFFu)
         return detail::vocab_error("has more merges than a rank can name", "tokenizer.ggml.merges");
-      auto t = detail::load_merges(*a, v.tokens);
+      auto t = detail::load_merges(*a, v.tokens, team, std::move(merge_starts));
       if (!t) return t.error();
       v.merges = std::move(*t);
     } else if (pre_name != "kimi-k2") {
