@@ -1,6 +1,7 @@
 // The pipeline a quantizing writer converts through (gguf/detail/ordered_pipeline.hpp): units made ahead
 // by worker threads, handed to one consumer in its order; every unit made once when asked for in order,
-// the same bytes in any other order, the unit's own error at the unit, and no thread outliving it.
+// the same bytes in any other order, the unit's own error at the unit, and no thread outliving it. And the
+// team a tokenizer is built by (gguf/detail/thread_team.hpp): phase after phase, every item run once.
 #include <doctest/doctest.h>
 
 #include <gguf/result.hpp>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "gguf/detail/ordered_pipeline.hpp"
+#include "gguf/detail/thread_team.hpp"
 
 // Each test file keeps its names in a namespace of its own.
 namespace test_pipeline {
@@ -100,6 +102,32 @@ TEST_CASE("ordered_pipeline: destroyed at any point, its workers stop") {
     for (std::uint64_t u = 0; u < counted_pipeline::n_units; ++u) made += p.made[u];
     CHECK(made >= 1);
     CHECK(made <= static_cast<int>(2 * threads));  // never more than the slots ahead
+  }
+}
+
+TEST_CASE("thread_team: each phase's items run once each, after every item of the phase before") {
+  for (unsigned threads : {1u, 2u, 4u}) {
+    gguf::detail::thread_team team(threads);
+    CHECK(team.size() >= 1);
+    CHECK(team.size() <= threads);
+    // phase p adds p + 1 to every counter, once the counters all hold what the phases before gave them
+    constexpr std::size_t n = 1000;
+    std::vector<std::atomic<std::uint64_t>> counters(n);  // read by other items of the same phase
+    std::atomic<std::size_t> out_of_order{0}, bad_thread{0};
+    const unsigned phases = gguf::detail::thread_team::max_phases + 4;  // the last ones on the calling thread
+    for (unsigned p = 0; p < phases; ++p) {
+      const std::uint64_t before = std::uint64_t{p} * (p + 1) / 2;
+      team.run(n, [&](std::size_t i, unsigned thread) {
+        if (thread >= team.size()) ++bad_thread;
+        if (counters[(i * 7919) % n] < before) ++out_of_order;  // another item's counter, of the phase before
+        counters[i] += p + 1;
+      });
+    }
+    team.run(0, [&](std::size_t, unsigned) { ++bad_thread; });  // no items: nothing runs
+    CHECK(out_of_order == 0);
+    CHECK(bad_thread == 0);
+    const std::uint64_t all = std::uint64_t{phases} * (phases + 1) / 2;
+    for (const std::atomic<std::uint64_t>& c : counters) CHECK(c.load() == all);
   }
 }
 

@@ -192,9 +192,9 @@ TEST_CASE("a slot index holds every value when the hashes crowd at the ends of t
   };
   for (unsigned threads : {1u, 2u}) {
     gguf::detail::thread_team team(threads);
-    detail::slot_index index(n);
-    const detail::slot_index::repeats r = index.insert_all(
-        n, hash_of, [&](std::uint32_t a, std::size_t b) { return keys[a] == keys[b]; }, team);
+    detail::slot_index::repeats r;
+    const detail::slot_index index = detail::slot_index::build(
+        n, hash_of, [&](std::uint32_t a, std::size_t b) { return keys[a] == keys[b]; }, team, r);
     CHECK(r.count == 10000);
     CHECK(r.first == 30000);
     for (std::size_t v = 0; v < n; ++v) {

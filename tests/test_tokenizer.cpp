@@ -217,6 +217,57 @@ TEST_CASE("BPE: merges must name tokens, and the token they make must exist") {
   CHECK(build_error(bpe_vocab("gpt-2", {"nospace"}, {"ll"})).code == errc::bad_vocabulary);
 }
 
+TEST_CASE("a large vocabulary built on two threads is the one built on one") {
+  // Byte-level BPE with 58k tokens and 58k merges (enough for threads): the letter pairs, each pair with
+  // a letter after it, and 40 000 pairs of pairs, each made by its merge in rank order; then one empty
+  // token (its name "[EMPTY_i]" is not in the array's byte count) and one "extra" made by no merge.
+  std::vector<std::string> merges, extra;
+  std::string letters;
+  for (char c = 'a'; c <= 'z'; ++c) letters += c;
+  std::vector<std::string> pairs;
+  for (char a : letters) {
+    for (char b : letters) pairs.push_back({a, b});
+  }
+  for (const std::string& p : pairs) merges.push_back(p.substr(0, 1) + " " + p.substr(1)), extra.push_back(p);
+  for (const std::string& p : pairs) {
+    for (char c : letters) merges.push_back(p + " " + c), extra.push_back(p + c);
+  }
+  for (std::size_t i = 0; extra.size() < 58000; ++i) {
+    const std::string& a = pairs[(i * 37) % pairs.size()];
+    const std::string& b = pairs[i / pairs.size() + (i % 13)];
+    if (a + b == extra.back()) continue;
+    merges.push_back(a + " " + b);
+    extra.push_back(a + b);
+  }
+  extra.push_back("");
+  const test::bytes file = bpe_vocab("gpt-2", merges, extra).build();
+  const auto f = test::parse(file);
+  REQUIRE(f);
+  auto one = gguf::tokenizer::from(*f, {1});
+  auto two = gguf::tokenizer::from(*f, {2});
+  REQUIRE_MESSAGE(one, gguf::to_string(one.error()));
+  REQUIRE_MESSAGE(two, gguf::to_string(two.error()));
+  REQUIRE(one->n_vocab() == two->n_vocab());
+  const auto empty = static_cast<gguf::token_id>(one->n_vocab() - 1);
+  CHECK(*two->token_to_piece(empty) == "[EMPTY_" + std::to_string(empty) + "]");
+  for (gguf::token_id id = 0; id < static_cast<gguf::token_id>(one->n_vocab()); id += 97) {
+    CHECK(*one->token_to_piece(id) == *two->token_to_piece(id));
+  }
+  std::uint64_t x = 12345;
+  for (int k = 0; k < 200; ++k) {
+    std::string text;
+    for (int i = 0; i < 60; ++i) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      text += (x >> 60) < 2 ? ' ' : letters[(x >> 33) % 26];
+    }
+    const ids a = one->encode(text), b = two->encode(text);
+    CHECK(a == b);
+  }
+  // the merges work: a pair is its token, a pair and a letter theirs
+  CHECK(two->encode("aa", {false, false}) == ids{256});
+  CHECK(two->encode("aab", {false, false}) == ids{256 + 676 + 1});
+}
+
 TEST_CASE("decode: clean_spaces removes the spaces BPE tokenizers put before punctuation and contractions") {
   const auto t = build(bpe_vocab("gpt-2", {}, {}));
   const auto bytes = [&](std::string_view s) {

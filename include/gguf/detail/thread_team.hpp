@@ -68,6 +68,8 @@ class thread_team {
 
   thread_team(const thread_team&) = delete;
   thread_team& operator=(const thread_team&) = delete;
+  thread_team(thread_team&&) = delete;  // the helpers hold its address
+  thread_team& operator=(thread_team&&) = delete;
 
   /** Ends the helpers. */
   ~thread_team() {
@@ -110,10 +112,10 @@ class thread_team {
   // One phase, written once before it is published and never again: a helper that looks at a phase
   // late finds its items all taken, and calls nothing.
   struct phase {
+    alignas(64) std::atomic<std::size_t> next{0};  // the next item to take
     void* job = nullptr;
     void (*call)(void*, std::size_t, unsigned) = nullptr;
     std::size_t n = 0;
-    alignas(64) std::atomic<std::size_t> next{0};  // the next item to take
     alignas(64) std::atomic<std::size_t> done{0};  // the items that have ended
   };
 
@@ -146,11 +148,11 @@ class thread_team {
     }
   }
 
+  alignas(64) std::atomic<unsigned> published_at_{0};  // the phases published
+  std::atomic<bool> stop_{false};
+  unsigned published_ = 0;  // the same, the calling thread's own count
   std::vector<std::thread> helpers_;
   phase phases_[max_phases];
-  unsigned published_ = 0;  // the calling thread's count
-  alignas(64) std::atomic<unsigned> published_at_{0};
-  alignas(64) std::atomic<bool> stop_{false};
 };
 
 }  // namespace detail

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "gguf/detail/thread_team.hpp"
@@ -50,47 +51,63 @@ class slot_index {
   /** An empty index. */
   slot_index() = default;
 
-  /** An empty index with room for the values 0 to `n - 1`. */
-  explicit slot_index(std::size_t n) : slots_(n == 0 ? 0 : table_capacity(n), 0) {
-    while (value_bits_ < 31 && (std::uint64_t{1} << value_bits_) <= n + 1) ++value_bits_;
-  }
-
   /**
    * The first value on hash `h`'s probe whose tag matches and whose key `same(value)` accepts.
    * @return the value, or `none`
    */
   template <class Same>
   std::uint32_t find(std::uint64_t h, Same&& same) const noexcept {
-    if (slots_.empty()) return none;
+    if (size_ == 0) return none;
     const std::uint32_t tag = tag_of(h);
-    for (std::size_t i = home_slot(h, slots_.size());; i = i + 1 == slots_.size() ? 0 : i + 1) {
+    for (std::size_t i = home_slot(h, size_);; i = i + 1 == size_ ? 0 : i + 1) {
       const std::uint32_t e = slots_[i];
       if (e == 0) return none;
       if ((e & ~value_mask()) == tag && same(value_of(e))) return value_of(e);
     }
   }
 
-  /// The values `insert_all` left out because an earlier value has the same key.
+  /// The values `build` left out because an earlier value has the same key.
   struct repeats {
     std::uint32_t first = none;  ///< the lowest of them, or `none`
     std::size_t count = 0;       ///< how many
   };
 
   /**
-   * Inserts the values 0 to `n - 1`, each under `hash_of(value)`, as if one after the other in order: a
-   * value whose key is that of an earlier one (`same(earlier, value)`) is left out, and lookups find
-   * the earlier one. The slots are fetched some values ahead, to overlap their cache misses.
+   * The index of the values 0 to `n - 1`, each under `hash_of(value)`, inserted as if one after the other
+   * in order: a value whose key is that of an earlier one (`same(earlier, value)`) is left out, and
+   * lookups find the earlier one. The slots are fetched some values ahead, to overlap their cache misses.
    *
    * With a team of more than one thread, the slots are cut into stretches, one for each thread, and a
-   * stretch is filled with the values whose home is there; the few whose probe runs past the end of
-   * their stretch go in afterwards, on the calling thread. Lookups find the same values either way.
-   * @param n       the number of values: at most the `n` the index was made for; the index was empty
-   * @param hash_of the hash of a value's key (called from every thread)
-   * @param same    whether two values' keys are equal (called from every thread)
-   * @param team    the threads to use
+   * stretch is cleared and filled with the values whose home is there; the few whose probe runs past
+   * the end of their stretch go in afterwards, on the calling thread. Lookups find the same values
+   * either way.
+   * @param n        the number of values
+   * @param hash_of  the hash of a value's key (called from every thread)
+   * @param same     whether two values' keys are equal (called from every thread)
+   * @param team     the threads to use
+   * @param left_out set to the values left out
    */
   template <class HashOf, class Same>
-  repeats insert_all(std::size_t n, HashOf&& hash_of, Same&& same, ::gguf::detail::thread_team& team) {
+  static slot_index build(std::size_t n, HashOf&& hash_of, Same&& same, ::gguf::detail::thread_team& team,
+                          repeats& left_out) {
+    slot_index index(n);
+    left_out = index.insert_all(n, hash_of, same, team);
+    return index;
+  }
+
+  /** The bytes the slots take. */
+  std::size_t memory_bytes() const noexcept { return size_ * sizeof(std::uint32_t); }
+
+ private:
+  // Room for the values 0 to n - 1, the slots not cleared yet.
+  explicit slot_index(std::size_t n)
+      : slots_(std::make_unique_for_overwrite<std::uint32_t[]>(n == 0 ? 0 : table_capacity(n))),
+        size_(n == 0 ? 0 : table_capacity(n)) {
+    while (value_bits_ < 31 && (std::uint64_t{1} << value_bits_) <= n + 1) ++value_bits_;
+  }
+
+  template <class HashOf, class Same>
+  repeats insert_all(std::size_t n, HashOf& hash_of, Same& same, ::gguf::detail::thread_team& team) {
     constexpr std::size_t min_per_stretch = 16384;
     const auto stretches = static_cast<unsigned>(std::clamp<std::size_t>(n / min_per_stretch, 1, team.size()));
     // Each stretch's own, a cache line apart. The values whose probe ran past the end of the stretch
@@ -102,7 +119,7 @@ class slot_index {
       std::vector<std::uint32_t> overflow;
       std::size_t stopped = 0;
     };
-    const std::size_t size = slots_.size();
+    const std::size_t size = size_;
     std::vector<stretch_state> state(stretches);
     for (unsigned k = 0; k < stretches; ++k) {
       state[k].begin = size * k / stretches;
@@ -113,6 +130,7 @@ class slot_index {
     team.run(stretches, [&](std::size_t k, unsigned) {
       stretch_state& my = state[k];
       const std::size_t begin = my.begin, end = my.end;
+      std::fill(slots_.get() + begin, slots_.get() + end, std::uint32_t{0});  // by the thread that fills it
       // A block of values at a time: those whose home is in the stretch are picked out without a branch
       // (which would mispredict on every other value), then inserted with their slots fetched ahead.
       constexpr std::size_t block = 256, ahead = 16;
@@ -169,10 +187,6 @@ class slot_index {
     return all;
   }
 
-  /** The bytes the slots take. */
-  std::size_t memory_bytes() const noexcept { return slots_.capacity() * sizeof(std::uint32_t); }
-
- private:
   static void note(repeats& r, std::size_t v) noexcept {
     r.first = std::min(r.first, static_cast<std::uint32_t>(v));
     ++r.count;
@@ -181,7 +195,7 @@ class slot_index {
   template <class Same>
   void insert(std::uint32_t v, std::uint64_t h, Same& same, repeats& found) noexcept {
     const std::uint32_t tag = tag_of(h);
-    for (std::size_t i = home_slot(h, slots_.size());; i = i + 1 == slots_.size() ? 0 : i + 1) {
+    for (std::size_t i = home_slot(h, size_);; i = i + 1 == size_ ? 0 : i + 1) {
       std::uint32_t& e = slots_[i];
       if (e == 0) {
         e = tag | (v + 1);
@@ -194,7 +208,8 @@ class slot_index {
   std::uint32_t tag_of(std::uint64_t h) const noexcept { return static_cast<std::uint32_t>(h) & ~value_mask(); }
   std::uint32_t value_of(std::uint32_t e) const noexcept { return (e & value_mask()) - 1; }
 
-  std::vector<std::uint32_t> slots_;
+  std::unique_ptr<std::uint32_t[]> slots_;
+  std::size_t size_ = 0;
   unsigned value_bits_ = 16;
 };
 

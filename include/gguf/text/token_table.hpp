@@ -204,13 +204,15 @@ class token_table {
   token_id index(::gguf::detail::thread_team& team) {
     max_length_ = 0;
     for (std::size_t i = 0; i < n_; ++i) max_length_ = std::max(max_length_, length(i));
-    slots_ = detail::slot_index(n_);
     const auto same = [&](std::uint32_t earlier, std::size_t id) { return detail::same_text(view(earlier), view(id)); };
-    const auto r = hashes_ ? slots_.insert_all(
-                                 n_, [&](std::size_t id) { return hashes_[id]; }, same, team)
-                           : slots_.insert_all(
-                                 n_, [&](std::size_t id) { return detail::hash_bytes_padded(start(id), length(id)); },
-                                 same, team);  // every text is written: 16 bytes may be read from each
+    detail::slot_index::repeats r;
+    if (hashes_) {
+      slots_ = detail::slot_index::build(
+          n_, [&](std::size_t id) { return hashes_[id]; }, same, team, r);
+    } else {  // every text is written: 16 bytes may be read from each
+      slots_ = detail::slot_index::build(
+          n_, [&](std::size_t id) { return detail::hash_bytes_padded(start(id), length(id)); }, same, team, r);
+    }
     hashes_.reset();
     return static_cast<token_id>(r.first);  // none is no_token
   }
@@ -317,13 +319,13 @@ class merge_table {
    * @param team    the threads to index them with
    */
   merge_table(std::unique_ptr<merge_ids[]> by_rank, std::size_t n, ::gguf::detail::thread_team& team)
-      : merges_(std::move(by_rank)), n_(n), slots_(n) {
+      : merges_(std::move(by_rank)), n_(n) {
     index(team);
   }
 
   /** The table of `by_rank`, the merges in rank order (copied), indexed on the calling thread. */
   explicit merge_table(std::span<const merge_ids> by_rank)
-      : merges_(std::make_unique_for_overwrite<merge_ids[]>(by_rank.size())), n_(by_rank.size()), slots_(n_) {
+      : merges_(std::make_unique_for_overwrite<merge_ids[]>(by_rank.size())), n_(by_rank.size()) {
     std::copy(by_rank.begin(), by_rank.end(), merges_.get());
     ::gguf::detail::thread_team alone;
     index(alone);
@@ -345,9 +347,10 @@ class merge_table {
 
  private:
   void index(::gguf::detail::thread_team& team) {
-    const auto r = slots_.insert_all(
+    detail::slot_index::repeats r;
+    slots_ = detail::slot_index::build(
         n_, [&](std::size_t i) { return hash(key(merges_[i])); },
-        [&](std::uint32_t earlier, std::size_t i) { return key(merges_[earlier]) == key(merges_[i]); }, team);
+        [&](std::uint32_t earlier, std::size_t i) { return key(merges_[earlier]) == key(merges_[i]); }, team, r);
     size_ = n_ - r.count;
   }
   static std::uint64_t key(token_id l, token_id r) noexcept {

@@ -193,8 +193,8 @@ struct empty_token_name {
   std::string_view view() const noexcept { return {text, length}; }
   std::size_t size() const noexcept { return length; }
 
-  char text[32];
-  std::size_t length;
+  char text[32] = {};
+  std::size_t length = 0;
 };
 
 }  // namespace detail
@@ -332,28 +332,34 @@ inline result<vocabulary> load_vocabulary(const metadata_table& md, unsigned thr
     return detail::vocab_error("is missing: this tokenizer model chooses pieces by score", "tokenizer.ggml.scores");
   }
 
-  // token types → attributes
-  v.attrs.assign(n, token_attr::normal);
+  // token types → attributes (converted below, beside the texts)
+  array_view types;
   if (const metadata_entry* e = md.find("tokenizer.ggml.token_type")) {
     auto a = e->value.get<array_view>();
     if (!a || a->item_type() != value_type::int32)
       return detail::vocab_error("must be an array of int32", "tokenizer.ggml.token_type");
     if (a->size() < n) return detail::vocab_error("has fewer types than there are tokens", "tokenizer.ggml.token_type");
+    types = *a;
+  }
+  v.attrs.reserve(n);
+  const auto convert_types = [&] {  // allocates nothing: the room is reserved
+    v.attrs.assign(n, token_attr::normal);
+    if (types.size() == 0) return;
     // llama_token_type: 0 undefined, 1 normal, 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte
     static constexpr std::uint32_t map[7] = {token_attr::undefined, token_attr::normal,       token_attr::unknown,
                                              token_attr::control,   token_attr::user_defined, token_attr::unused,
                                              token_attr::byte};
     const auto attr_of = [](std::int32_t t) { return (t >= 0 && t <= 6) ? map[t] : token_attr::undefined; };
-    if (const auto span = a->as_span<std::int32_t>()) {
+    if (const auto span = types.as_span<std::int32_t>()) {
       for (std::size_t i = 0; i < n; ++i) v.attrs[i] = attr_of((*span)[i]);
     } else {
       std::size_t i = 0;
-      for (std::int32_t t : *a->as<std::int32_t>()) {
+      for (std::int32_t t : *types.as<std::int32_t>()) {
         if (i == n) break;
         v.attrs[i++] = attr_of(t);
       }
     }
-  }
+  };
 
   // texts, copied once into the table (an empty token becomes "[EMPTY_i]", as in llama.cpp)
   {
@@ -389,21 +395,25 @@ inline result<vocabulary> load_vocabulary(const metadata_table& md, unsigned thr
     }
     merge_starts.reserve(detail::merge_chunks(merges));
     if (!written) stretches.reserve(n / chunk + 1);
-    team.run(written             ? 0
-             : merges.size() > 0 ? 2
-                                 : 1,
-             [&](std::size_t job, unsigned) {
-               if (job == 1) {
-                 detail::find_merge_chunks(merges, merge_starts);
-                 return;
-               }
-               std::size_t i = 0;
-               for (auto it = strings.begin(); i < n; ++it, ++i) {
-                 if (i % chunk == 0) stretches.push_back({it, bytes});
-                 const std::size_t length = (*it).size();
-                 bytes += length != 0 ? length : detail::empty_token_name(i).size();
-               }
-             });
+    enum class job { find_stretches, find_merge_chunks, convert_types };
+    job jobs[3];
+    std::size_t n_jobs = 0;
+    if (!written) jobs[n_jobs++] = job::find_stretches;  // the longest first
+    if (merges.size() > 0) jobs[n_jobs++] = job::find_merge_chunks;
+    jobs[n_jobs++] = job::convert_types;
+    team.run(n_jobs, [&](std::size_t k, unsigned) {
+      switch (jobs[k]) {
+        case job::find_merge_chunks: detail::find_merge_chunks(merges, merge_starts); return;
+        case job::convert_types: convert_types(); return;
+        case job::find_stretches: break;
+      }
+      std::size_t i = 0;
+      for (auto it = strings.begin(); i < n; ++it, ++i) {
+        if (i % chunk == 0) stretches.push_back({it, bytes});
+        const std::size_t length = (*it).size();
+        bytes += length != 0 ? length : detail::empty_token_name(i).size();
+      }
+    });
     if (!written) v.tokens = token_table(n, bytes, team.size() > 1);
     team.run(stretches.size(), [&](std::size_t c, unsigned) {
       const std::size_t first = c * chunk, count = std::min(chunk, n - first);
