@@ -395,17 +395,17 @@ inline result<vocabulary> load_vocabulary(const metadata_table& md, unsigned thr
     }
     merge_starts.reserve(detail::merge_chunks(merges));
     if (!written) stretches.reserve(n / chunk + 1);
-    enum class job { find_stretches, find_merge_chunks, convert_types };
+    enum class job { walk_tokens, walk_merges, attributes };
     job jobs[3];
     std::size_t n_jobs = 0;
-    if (!written) jobs[n_jobs++] = job::find_stretches;  // the longest first
-    if (merges.size() > 0) jobs[n_jobs++] = job::find_merge_chunks;
-    jobs[n_jobs++] = job::convert_types;
+    if (!written) jobs[n_jobs++] = job::walk_tokens;  // the longest first
+    if (merges.size() > 0) jobs[n_jobs++] = job::walk_merges;
+    jobs[n_jobs++] = job::attributes;
     team.run(n_jobs, [&](std::size_t k, unsigned) {
       switch (jobs[k]) {
-        case job::find_merge_chunks: detail::find_merge_chunks(merges, merge_starts); return;
-        case job::convert_types: convert_types(); return;
-        case job::find_stretches: break;
+        case job::walk_merges: detail::find_merge_chunks(merges, merge_starts); return;
+        case job::attributes: convert_types(); return;
+        case job::walk_tokens: break;
       }
       std::size_t i = 0;
       for (auto it = strings.begin(); i < n; ++it, ++i) {
