@@ -11,6 +11,7 @@ ways. With --pre-all, each BPE vocabulary again with tokenizer.ggml.pre rewritte
 name llama.cpp knows (a name the oracle refuses must be refused too). Exit 0 when all agree.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import random
@@ -228,17 +229,23 @@ def main():
             failures += bad > 0
             print("%-34s %s: %s" % (os.path.basename(path), "ok" if bad == 0 else "%d MISMATCHES" % bad, what), flush=True)
         if a.pre_all:
-            base = [f for f in files if f in ("ggml-vocab-gpt-2.gguf", "ggml-vocab-deepseek-llm.gguf")]
-            for f in base:
-                if a.only and a.only not in f:
+            # each name on its own files, as many at a time as there are cores (the printing in order)
+            def one_pre(job):
+                f, src, texts, pre = job
+                sub = tempfile.mkdtemp(dir=work)
+                dst = os.path.join(sub, "pre.gguf")
+                subprocess.run([sys.executable, os.path.join(go.HERE, "ggml_oracle.py"), "rewrite", src, dst,
+                                "--set", "tokenizer.ggml.pre=string:" + pre], check=True, capture_output=True)
+                return compare(go, a.batch, dst, texts, sub, "%s pre=%s" % (f, pre))
+
+            jobs = []
+            for f in files:
+                if f not in ("ggml-vocab-gpt-2.gguf", "ggml-vocab-deepseek-llm.gguf") or (a.only and a.only not in f):
                     continue
-                src = os.path.join(vocab_dir, f)
                 texts = corpus([], a.random // 3, seed=7)
-                for pre in PRE_NAMES:
-                    dst = os.path.join(work, "pre.gguf")
-                    subprocess.run([sys.executable, os.path.join(go.HERE, "ggml_oracle.py"), "rewrite", src, dst,
-                                    "--set", "tokenizer.ggml.pre=string:" + pre], check=True, capture_output=True)
-                    bad, what = compare(go, a.batch, dst, texts, work, "%s pre=%s" % (f, pre))
+                jobs += [(f, os.path.join(vocab_dir, f), texts, pre) for pre in PRE_NAMES]
+            with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+                for (f, _, _, pre), (bad, what) in zip(jobs, pool.map(one_pre, jobs)):
                     failures += bad > 0
                     print("%-34s pre=%-24s %s: %s" % (f, pre, "ok" if bad == 0 else "%d MISMATCHES" % bad, what),
                           flush=True)
