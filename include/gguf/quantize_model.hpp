@@ -88,7 +88,7 @@ inline result<void> use_imatrix(quantize_model_options& opt, const imatrix& im, 
 }
 
 /// @cond INTERNAL
-namespace quantize_impl {
+namespace detail {
 
 /// One tensor to convert: its source, its target type and importance weights, and its units of rows.
 struct tensor_job {
@@ -196,7 +196,7 @@ class conversion {
   std::unique_ptr<detail::ordered_pipeline> pipeline_;  // last: its workers stop before the rest goes
 };
 
-}  // namespace quantize_impl
+}  // namespace detail
 /// @endcond
 
 /**
@@ -232,7 +232,7 @@ inline result<writer> quantized_writer(const model& m, const ftype_info& ftype, 
   for (const auto& [key, v] : opt.extra_keys) GGUF_TRY(w.set(key, v));
 
   // one writer, one conversion: its producers are called one at a time, in the file's order when it writes
-  const auto conv = std::make_shared<quantize_impl::conversion>();
+  const auto conv = std::make_shared<detail::conversion>();
   std::vector<const tensor_plan*> order(plan.size());
   for (const tensor_plan& p : plan) {
     if (p.output_index >= order.size() || p.index >= tensors.size() || order[p.output_index]) {
@@ -246,7 +246,7 @@ inline result<writer> quantized_writer(const model& m, const ftype_info& ftype, 
       GGUF_TRY(w.add_tensor(t.name, t.type, t.dims(), t.data, t.byte_order));
       continue;
     }
-    quantize_impl::tensor_job job;
+    detail::tensor_job job;
     job.t = &t;
     job.to = p->to;
     job.row_bytes = t.ne[0] / traits(p->to).block_size * traits(p->to).type_size;

@@ -130,11 +130,11 @@ constexpr quant_fn simd_quantizer(ggml_type t) noexcept {
   switch (t) {
     case ggml_type::f16: return simd::quantize_f16<A>;
     case ggml_type::bf16: return simd::quantize_bf16<A>;
-    case ggml_type::q8_0: return quant_detail::x86_nan_signs<ggml_type::q8_0, simd::quantize_q8_0<A>>();
-    case ggml_type::q4_0: return quant_detail::x86_nan_signs<ggml_type::q4_0, simd::quantize_q4_0<A>>();
-    case ggml_type::q4_1: return quant_detail::x86_nan_signs<ggml_type::q4_1, simd::quantize_q4_1<A>>();
-    case ggml_type::q5_0: return quant_detail::x86_nan_signs<ggml_type::q5_0, simd::quantize_q5_0<A>>();
-    case ggml_type::q5_1: return quant_detail::x86_nan_signs<ggml_type::q5_1, simd::quantize_q5_1<A>>();
+    case ggml_type::q8_0: return detail::x86_nan_signs<ggml_type::q8_0, simd::quantize_q8_0<A>>();
+    case ggml_type::q4_0: return detail::x86_nan_signs<ggml_type::q4_0, simd::quantize_q4_0<A>>();
+    case ggml_type::q4_1: return detail::x86_nan_signs<ggml_type::q4_1, simd::quantize_q4_1<A>>();
+    case ggml_type::q5_0: return detail::x86_nan_signs<ggml_type::q5_0, simd::quantize_q5_0<A>>();
+    case ggml_type::q5_1: return detail::x86_nan_signs<ggml_type::q5_1, simd::quantize_q5_1<A>>();
     case ggml_type::iq2_xxs: return simd::quantize_iq2_xxs<A>;
     case ggml_type::iq2_xs: return simd::quantize_iq2_xs<A>;
     case ggml_type::iq2_s: return simd::quantize_iq2_s<A>;
@@ -142,18 +142,18 @@ constexpr quant_fn simd_quantizer(ggml_type t) noexcept {
     case ggml_type::iq3_s: return simd::quantize_iq3_s<A>;
     case ggml_type::iq1_s: return simd::quantize_iq1_s<A>;
     case ggml_type::iq1_m: return simd::quantize_iq1_m<A>;
-    case ggml_type::iq4_nl: return quant_detail::x86_nan_signs<ggml_type::iq4_nl, simd::quantize_iq4_nl<A>>();
-    case ggml_type::iq4_xs: return quant_detail::x86_nan_signs<ggml_type::iq4_xs, simd::quantize_iq4_xs<A>>();
+    case ggml_type::iq4_nl: return detail::x86_nan_signs<ggml_type::iq4_nl, simd::quantize_iq4_nl<A>>();
+    case ggml_type::iq4_xs: return detail::x86_nan_signs<ggml_type::iq4_xs, simd::quantize_iq4_xs<A>>();
     case ggml_type::mxfp4: return simd::quantize_mxfp4<A>;
     case ggml_type::nvfp4: return simd::quantize_nvfp4<A>;
-    case ggml_type::tq1_0: return quant_detail::x86_nan_signs<ggml_type::tq1_0, simd::quantize_tq1_0<A>>();
-    case ggml_type::tq2_0: return quant_detail::x86_nan_signs<ggml_type::tq2_0, simd::quantize_tq2_0<A>>();
-    case ggml_type::q2_0: return quant_detail::x86_nan_signs<ggml_type::q2_0, simd::quantize_q2_0<A>>();
-    case ggml_type::q2_K: return quant_detail::x86_nan_signs<ggml_type::q2_K, simd::quantize_q2_K<A>>();
-    case ggml_type::q3_K: return quant_detail::x86_nan_signs<ggml_type::q3_K, simd::quantize_q3_K<A>>();
-    case ggml_type::q4_K: return quant_detail::x86_nan_signs<ggml_type::q4_K, simd::quantize_q4_K<A>>();
-    case ggml_type::q5_K: return quant_detail::x86_nan_signs<ggml_type::q5_K, simd::quantize_q5_K<A>>();
-    case ggml_type::q6_K: return quant_detail::x86_nan_signs<ggml_type::q6_K, simd::quantize_q6_K<A>>();
+    case ggml_type::tq1_0: return detail::x86_nan_signs<ggml_type::tq1_0, simd::quantize_tq1_0<A>>();
+    case ggml_type::tq2_0: return detail::x86_nan_signs<ggml_type::tq2_0, simd::quantize_tq2_0<A>>();
+    case ggml_type::q2_0: return detail::x86_nan_signs<ggml_type::q2_0, simd::quantize_q2_0<A>>();
+    case ggml_type::q2_K: return detail::x86_nan_signs<ggml_type::q2_K, simd::quantize_q2_K<A>>();
+    case ggml_type::q3_K: return detail::x86_nan_signs<ggml_type::q3_K, simd::quantize_q3_K<A>>();
+    case ggml_type::q4_K: return detail::x86_nan_signs<ggml_type::q4_K, simd::quantize_q4_K<A>>();
+    case ggml_type::q5_K: return detail::x86_nan_signs<ggml_type::q5_K, simd::quantize_q5_K<A>>();
+    case ggml_type::q6_K: return detail::x86_nan_signs<ggml_type::q6_K, simd::quantize_q6_K<A>>();
     default: break;
   }
 #endif

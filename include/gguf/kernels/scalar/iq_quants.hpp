@@ -26,7 +26,7 @@ constexpr std::uint8_t grid_byte(std::uint64_t row, int j) noexcept {
 }
 
 /// Two 4-value rows of the iq3 grids as one 8-value row (first row in values 0..3).
-constexpr std::uint64_t join_rows(std::uint32_t lo, std::uint32_t hi) noexcept {
+constexpr std::uint64_t grid_row_pair(std::uint32_t lo, std::uint32_t hi) noexcept {
   return static_cast<std::uint64_t>(lo) | (static_cast<std::uint64_t>(hi) << 32);
 }
 
@@ -138,8 +138,8 @@ inline void dequant_iq3_xxs(const std::byte* src, float* dst, std::size_t nb) no
       const float db = detail::half_step_scale(d, aux >> 28, 0.5f);
       for (int l = 0; l < 4; ++l, dst += 8) {
         const std::byte* q = qs + 8 * ib + 2 * l;
-        const std::uint64_t row = detail::join_rows(tables::iq3xxs_grid[load_le<std::uint8_t>(q)],
-                                                    tables::iq3xxs_grid[load_le<std::uint8_t>(q + 1)]);
+        const std::uint64_t row = detail::grid_row_pair(tables::iq3xxs_grid[load_le<std::uint8_t>(q)],
+                                                        tables::iq3xxs_grid[load_le<std::uint8_t>(q + 1)]);
         detail::put_signed8(dst, db, row, tables::ksigns_iq2xs[(aux >> (7 * l)) & 127]);
       }
     }
@@ -164,7 +164,7 @@ inline void dequant_iq3_s(const std::byte* src, float* dst, std::size_t nb) noex
         const std::byte* q = qs + 8 * ib + 2 * l;
         const unsigned idx1 = load_le<std::uint8_t>(q) | (((h >> (2 * l)) & 1u) << 8);
         const unsigned idx2 = load_le<std::uint8_t>(q + 1) | (((h >> (2 * l + 1)) & 1u) << 8);
-        const std::uint64_t row = detail::join_rows(tables::iq3s_grid[idx1], tables::iq3s_grid[idx2]);
+        const std::uint64_t row = detail::grid_row_pair(tables::iq3s_grid[idx1], tables::iq3s_grid[idx2]);
         detail::put_signed8(dst, db, row, load_le<std::uint8_t>(signs + 4 * ib + l));
       }
     }

@@ -23,7 +23,7 @@ namespace kernels {
 
 using ::gguf::quant_fn;  // gguf/kernels/kernel_table.hpp
 
-namespace quant_detail {
+namespace detail {
 /// A quantizer that cannot fail, as a `quant_fn`.
 template <void (*F)(const float*, std::byte*, std::size_t, const float*) noexcept>
 errc never_fails(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
@@ -118,7 +118,7 @@ constexpr quant_fn x86_nan_signs() noexcept {
   }
 }
 
-}  // namespace quant_detail
+}  // namespace detail
 
 /**
  * The reference (scalar) quantizer of each type: bytes identical to ggml's ggml_quantize_chunk (as built
@@ -128,9 +128,9 @@ constexpr quant_fn x86_nan_signs() noexcept {
  *         ggml_quantize_chunk refuses too; the integer types and f64)
  */
 constexpr quant_fn scalar_quantizer(ggml_type t) noexcept {
-  if constexpr (!quant_detail::x86_default_nan) {
-    using quant_detail::native_scalar_quantizer;
-    using quant_detail::x86_nan_signs;
+  if constexpr (!detail::x86_default_nan) {
+    using detail::native_scalar_quantizer;
+    using detail::x86_nan_signs;
     switch (t) {
       case ggml_type::q4_0: return x86_nan_signs<ggml_type::q4_0, native_scalar_quantizer(ggml_type::q4_0)>();
       case ggml_type::q4_1: return x86_nan_signs<ggml_type::q4_1, native_scalar_quantizer(ggml_type::q4_1)>();
@@ -151,7 +151,7 @@ constexpr quant_fn scalar_quantizer(ggml_type t) noexcept {
       default: break;
     }
   }
-  return quant_detail::native_scalar_quantizer(t);
+  return detail::native_scalar_quantizer(t);
 }
 
 }  // namespace kernels

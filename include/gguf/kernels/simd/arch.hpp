@@ -169,7 +169,7 @@ inline constexpr int lut_bits = is_avx512<A> ? 4
 /// entries of a small table rounds the table once (ops.hpp's table_words and put_* lookups), not every
 /// weight, since the conversion is what a half output costs.
 template <class A, class Out>
-inline constexpr bool word_lookups = is_avx512<A> && !std::is_same_v<Out, float>;
+inline constexpr bool uses_word_table = is_avx512<A> && !std::is_same_v<Out, float>;
 
 /// Non-temporal (streaming) stores of a whole batch, for outputs far larger than the caches.
 template <class A>

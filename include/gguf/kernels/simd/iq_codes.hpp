@@ -31,7 +31,7 @@ namespace kernels::simd {
 // The integer work of the indices, not the vector work, bounded these kernels when each group computed
 // its own. So a block's row indices, sign bits and scales are built first (grid_lookups.hpp, with
 // vector operations), and the weights then read them back with plain loads, built a block ahead
-// (lookups_ahead), since x86 does not forward a vector store to narrower loads.
+// (each_block_with_lookups), since x86 does not forward a vector store to narrower loads.
 
 namespace detail {
 
@@ -42,7 +42,7 @@ namespace detail {
  * cache.
  */
 template <class B, class Make, class Body>
-GGUF_SIMD_INLINE void lookups_ahead(const std::byte* src, std::size_t nb, Make&& make, Body&& body) noexcept {
+GGUF_SIMD_INLINE void each_block_with_lookups(const std::byte* src, std::size_t nb, Make&& make, Body&& body) noexcept {
   if (nb == 0) return;
   grid_lookups ahead[2];
   make(src, ahead[0]);
@@ -91,9 +91,9 @@ GGUF_SIMD_INLINE void dequant_codes(const std::byte* src, Out* dst, std::size_t 
   static_assert(Run == 16 || Run == 32);
   // Entries 8-15 of a table are entries 0-7 negated: (-g) * db is -(db * g) bit for bit, even for a NaN
   // or an infinite db (which a product by -1 keeps), so the levels carry the signs.
-  constexpr bool by_words = word_lookups<A, Out> && Run == 32;
+  constexpr bool by_words = uses_word_table<A, Out> && Run == 32;
   // bf16 of a table per 16 weights: two runs stored together, which rounds them with one instruction
-  // (put2). Floats and f16 are faster a run at a time.
+  // (put_pair). Floats and f16 are faster a run at a time.
   constexpr bool paired = !by_words && Run == 16 && std::is_same_v<Out, bf16>;
   constexpr std::size_t step = Run == 32 || paired ? 2 : 1;  // runs a turn
   alignas(64) float t[16];
@@ -114,7 +114,7 @@ GGUF_SIMD_INLINE void dequant_codes(const std::byte* src, Out* dst, std::size_t 
     }
     return permute<A>(table, idx);
   };
-  lookups_ahead<B>(src, nb, make, [&](const grid_lookups& b, const std::byte*) GGUF_SIMD_INLINE_LAMBDA {
+  each_block_with_lookups<B>(src, nb, make, [&](const grid_lookups& b, const std::byte*) GGUF_SIMD_INLINE_LAMBDA {
     for (std::size_t k0 = 0; k0 < 16; k0 += step, dst += 16 * step) {
       // db * float(g), as the scalar kernel computes it
       const fbatch<A> table = signed_levels * fbatch<A>(b.scale[Run == 32 ? k0 / 2 : k0]);
@@ -132,8 +132,8 @@ GGUF_SIMD_INLINE void dequant_codes(const std::byte* src, Out* dst, std::size_t 
               Signed ? load_le<std::uint32_t>(reinterpret_cast<const std::byte*>(b.signs + k0)) : 0);
         }
       } else if constexpr (paired) {
-        put2<A>(dst, lookup(b, k0, table), lookup(b, k0 + 1, signed_levels * fbatch<A>(b.scale[k0 + 1])),
-                no_subnormals);
+        put_pair<A>(dst, lookup(b, k0, table), lookup(b, k0 + 1, signed_levels * fbatch<A>(b.scale[k0 + 1])),
+                    no_subnormals);
       } else {
         for (std::size_t k = 0; k < step; ++k) put<A>(dst + 16 * k, lookup(b, k0 + k, table));
       }

@@ -110,9 +110,9 @@ GGUF_SIMD_INLINE void put_iq1_16(Out* y, const fbatch<A>& dl, std::uint64_t row0
  * first, since one 16-lane conversion costs less than two of 8.
  */
 template <class A, class Out>
-GGUF_SIMD_INLINE void put_halves(Out* y, const fbatch<row_arch<A>>& lo, const fbatch<row_arch<A>>& hi) noexcept {
+GGUF_SIMD_INLINE void put_row_pair(Out* y, const fbatch<row_arch<A>>& lo, const fbatch<row_arch<A>>& hi) noexcept {
   if constexpr (is_avx512<A> && !std::is_same_v<Out, float>) {
-    put<A>(y, join_rows<A>(lo, hi));
+    put<A>(y, concat_rows<A>(lo, hi));
   } else {
     put<row_arch<A>>(y, lo);
     put<row_arch<A>>(y + 8, hi);
@@ -148,8 +148,8 @@ GGUF_SIMD_INLINE void put_rows4x4(Out* y, const fbatch<row_arch<A>>& db, const f
                                   const float* s1) noexcept {
   using R = row_arch<A>;
   if constexpr (lanes<R> == 8) {
-    put_halves<A>(y, load_row_pair<R>(r[0], r[1]) * db * fbatch<R>::load_aligned(s0),
-                  load_row_pair<R>(r[2], r[3]) * db * fbatch<R>::load_aligned(s1));
+    put_row_pair<A>(y, load_row_pair<R>(r[0], r[1]) * db * fbatch<R>::load_aligned(s0),
+                    load_row_pair<R>(r[2], r[3]) * db * fbatch<R>::load_aligned(s1));
   } else {
     static_assert(lanes<R> == 4);
     for (int k = 0; k < 4; ++k) {
@@ -164,8 +164,8 @@ GGUF_SIMD_INLINE void put_rows8x2(Out* y, const fbatch<row_arch<A>>& db, const f
                                   const float* row1, const float* sign1) noexcept {
   using R = row_arch<A>;
   if constexpr (lanes<R> == 8) {  // a row is one load
-    put_halves<A>(y, fbatch<R>::load_aligned(row0) * db * fbatch<R>::load_aligned(sign0),
-                  fbatch<R>::load_aligned(row1) * db * fbatch<R>::load_aligned(sign1));
+    put_row_pair<A>(y, fbatch<R>::load_aligned(row0) * db * fbatch<R>::load_aligned(sign0),
+                    fbatch<R>::load_aligned(row1) * db * fbatch<R>::load_aligned(sign1));
   } else {
     const float* halves[4] = {row0, row0 + 4, row1, row1 + 4};
     put_rows4x4<A>(y, db, halves, sign0, sign1);
@@ -306,8 +306,8 @@ void dequant_iq3_s(const std::byte* src, Out* dst, std::size_t nb) noexcept {
         const auto row = [&](int k) GGUF_SIMD_INLINE_LAMBDA {
           return tables::iq3s_grid[load_le<std::uint8_t>(q + k) | (((h >> (4 * p + k)) & 1u) << 8)];
         };
-        detail::put_signed16<A>(dst + 16 * p, db, scalar::detail::join_rows(row(0), row(1)),
-                                scalar::detail::join_rows(row(2), row(3)),
+        detail::put_signed16<A>(dst + 16 * p, db, scalar::detail::grid_row_pair(row(0), row(1)),
+                                scalar::detail::grid_row_pair(row(2), row(3)),
                                 load_le<std::uint16_t>(signs + 4 * ib + 2 * p));
       }
     }

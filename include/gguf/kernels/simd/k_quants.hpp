@@ -107,8 +107,8 @@ GGUF_SIMD_INLINE void run_groups(const std::byte* src, Out* dst, std::size_t nb,
           widen_bytes<A, Signed, S>(v, q);
           static_assert(P / L % 2 == 0, "widened in pairs (AVX-512: 2 vectors of 16 weights)");
           for (std::size_t k = 0; k < P / L; k += 2) {
-            put2<A>(out + 32 * g + o + k * L, weights(q[k], t, g, o + k * L), weights(q[k + 1], t, g, o + (k + 1) * L),
-                    no_subnormals);
+            put_pair<A>(out + 32 * g + o + k * L, weights(q[k], t, g, o + k * L),
+                        weights(q[k + 1], t, g, o + (k + 1) * L), no_subnormals);
           }
         });
       }
@@ -228,14 +228,14 @@ void dequant_q2_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
           if constexpr (G > 1) {
             for (int k = 0; k < 16 / G; ++k) tab[k] = table(k);
           }
-          if constexpr (word_lookups<A, Out>) {
+          if constexpr (uses_word_table<A, Out>) {
             // Half outputs: each table rounded once; bit pair s of qs[32 n + l], l < 32, is weight l of
             // sub-blocks 8 n + 2 s and 8 n + 2 s + 1, the runs 2 s % 4 and 2 s % 4 + 1 of table 2 n + s / 2.
             unroll<2>([&](auto n) GGUF_SIMD_INLINE_LAMBDA {
               const word_table words[2] = {table_words<A, Out>(tab[2 * n], no_subnormals),
                                            table_words<A, Out>(tab[2 * n + 1], no_subnormals)};
               unroll<4>([&](auto s) GGUF_SIMD_INLINE_LAMBDA {
-                put_grouped_crumbs32<A, 2 * s, 2 * s % 4>(out + 16 * (8 * n + 2 * s), words[s / 2], qs + 32 * n);
+                put_grouped_2bit32<A, 2 * s, 2 * s % 4>(out + 16 * (8 * n + 2 * s), words[s / 2], qs + 32 * n);
               });
             });
             return;
@@ -311,7 +311,7 @@ void dequant_q3_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
       });
     }
   };
-  if constexpr (word_lookups<A, Out>) {
+  if constexpr (uses_word_table<A, Out>) {
     // Half outputs: the 8 values of sub-blocks 2g and 2g + 1 in one table, rounded once per 32 weights.
     static_assert(4 * lanes<S> == 32);
     detail::chunked<B, 16>(
@@ -384,7 +384,7 @@ void dequant_q5_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
       });
     }
   };
-  if constexpr (word_lookups<A, Out>) {
+  if constexpr (uses_word_table<A, Out>) {
     // Half outputs: a sub-block's 32 values rounded once (as many conversions as its weights would
     // take, but no per-weight widening, conversion or scaling), then looked up by the bytes.
     static_assert(4 * lanes<S> == 32);
@@ -464,7 +464,7 @@ void dequant_q8_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
       widen16<A, true>(qs + j, q);
       widen16<A, true>(qs + j + 16, q + 16 / L);
       for (std::size_t k = 0; k < 32 / L; k += 2)
-        put2<A>(dst + j + k * L, to_float<A>(q[k]) * d, to_float<A>(q[k + 1]) * d);
+        put_pair<A>(dst + j + k * L, to_float<A>(q[k]) * d, to_float<A>(q[k + 1]) * d);
     }
   }
 }

@@ -79,7 +79,7 @@ GGUF_SIMD_INLINE void dequant_q8(const std::byte* src, Out* dst, std::size_t nb)
     const fbatch<A> d(half_scale(src + offsetof(B, d)));
     const std::byte* qs = src + offsetof(B, qs);
     for (std::size_t j = 0; j < 32; j += 2 * L) {
-      put2<A>(dst + j, to_float<A>(load_i8<A>(qs + j)) * d, to_float<A>(load_i8<A>(qs + j + L)) * d, no_subnormals);
+      put_pair<A>(dst + j, to_float<A>(load_i8<A>(qs + j)) * d, to_float<A>(load_i8<A>(qs + j + L)) * d, no_subnormals);
     }
   }
 }

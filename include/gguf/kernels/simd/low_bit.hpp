@@ -34,7 +34,7 @@ void dequant_q1_0(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   static_assert(32 % L == 0);
   const ibatch<A> sign(std::numeric_limits<std::int32_t>::min());
   ibatch<A> even_lanes_sign(0);  // the sign bit in even lanes: d ^ it is -d, d, -d, d, ...
-  if constexpr (word_lookups<A, Out>) {
+  if constexpr (uses_word_table<A, Out>) {
     alignas(64) std::int32_t t[L];
     for (std::size_t k = 0; k < L; ++k) t[k] = k % 2 ? 0 : std::numeric_limits<std::int32_t>::min();
     even_lanes_sign = ibatch<A>::load_aligned(t);
@@ -42,7 +42,7 @@ void dequant_q1_0(const std::byte* src, Out* dst, std::size_t nb) noexcept {
   for (std::size_t i = 0; i < nb; ++i, src += sizeof(B), dst += 128) {
     const ibatch<A> d(std::bit_cast<std::int32_t>(half_scale(src + offsetof(B, d))));
     const std::byte* qs = src + offsetof(B, qs);
-    if constexpr (word_lookups<A, Out>) {  // -d and d rounded once, then blended
+    if constexpr (uses_word_table<A, Out>) {  // -d and d rounded once, then blended
       const word_pair w = pair_words<A, Out>(as_float<A>(d ^ even_lanes_sign), no_subnormals);
       for (std::size_t j = 0; j < 128; j += 32) put_bits32<A>(dst + j, w, load_le<std::uint32_t>(qs + j / 8));
       continue;
@@ -86,10 +86,10 @@ void dequant_q2_0(const std::byte* src, Out* dst, std::size_t nb) noexcept {
     const fbatch<A> d(half_scale(src + offsetof(B, d)));
     const fbatch<A> p = centred * d;  // lane k: float((k % 4) - 1) * d, the scalar kernel's products
     const std::byte* qs = src + offsetof(B, qs);
-    if constexpr (word_lookups<A, Out>) {  // the products rounded once
+    if constexpr (uses_word_table<A, Out>) {  // the products rounded once
       const word_table t = table_words<A, Out>(p, no_subnormals);
-      put_packed_crumbs32<A>(dst, t, qs);
-      put_packed_crumbs32<A>(dst + 32, t, qs + 8);
+      put_packed_2bit32<A>(dst, t, qs);
+      put_packed_2bit32<A>(dst + 32, t, qs + 8);
       continue;
     }
     for (std::size_t j = 0; j < 64; j += 16) {

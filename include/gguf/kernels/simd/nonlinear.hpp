@@ -194,8 +194,8 @@ void dequant_nvfp4(const std::byte* src, Out* dst, std::size_t nb) noexcept {
       for (std::size_t h = 0; h < 2; ++h) {  // groups 2h and 2h + 1
         ibatch<A> a, b;
         nibble_indices<A>(src + offsetof(B, qs) + 16 * h, a, b);
-        put2<A>(dst + 32 * h, permute<A>(levels * fbatch<A>(scale(2 * h)), a),
-                permute<A>(levels * fbatch<A>(scale(2 * h + 1)), b), no_subnormals);
+        put_pair<A>(dst + 32 * h, permute<A>(levels * fbatch<A>(scale(2 * h)), a),
+                    permute<A>(levels * fbatch<A>(scale(2 * h + 1)), b), no_subnormals);
       }
     }
   } else {

@@ -499,8 +499,8 @@ GGUF_SIMD_INLINE void bytes16(std::uint64_t lo, std::uint64_t hi, ibatch<A>* out
  * kernels that compute in 8-lane rows but store half outputs, whose 16-lane conversion is the cheaper.
  */
 template <class A>
-GGUF_SIMD_INLINE fbatch<A> join_rows([[maybe_unused]] const fbatch<row_arch<A>>& lo,
-                                     [[maybe_unused]] const fbatch<row_arch<A>>& hi) noexcept {
+GGUF_SIMD_INLINE fbatch<A> concat_rows([[maybe_unused]] const fbatch<row_arch<A>>& lo,
+                                       [[maybe_unused]] const fbatch<row_arch<A>>& hi) noexcept {
 #if GGUF_SIMD_AVX512
   if constexpr (is_avx512<A>) {
     return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(lo)), _mm256_castps_pd(hi), 1));
@@ -1158,7 +1158,7 @@ GGUF_SIMD_INLINE void put(Out* p, const fbatch<A>& v) noexcept {
  * `normal`: see no_subnormals.
  */
 template <class A, class Out>
-GGUF_SIMD_INLINE void put2(Out* p, const fbatch<A>& a, const fbatch<A>& b, bool normal = false) noexcept {
+GGUF_SIMD_INLINE void put_pair(Out* p, const fbatch<A>& a, const fbatch<A>& b, bool normal = false) noexcept {
 #if GGUF_SIMD_AVX512 && defined(__AVX512BF16__)
   if constexpr (is_avx512<A> && std::is_same_v<Out, bf16>) {
     if (normal || (_mm512_fpclass_ps_mask(a, 0x20) | _mm512_fpclass_ps_mask(b, 0x20)) == 0) [[likely]] {
@@ -1216,7 +1216,7 @@ GGUF_SIMD_INLINE void put_nibbles16(Out* dst, const fbatch<A>& table, const std:
                                     bool normal = false) noexcept {
   static_assert(lut_bits<A> >= 4);
 #if GGUF_SIMD_AVX512
-  if constexpr (word_lookups<A, Out>) {
+  if constexpr (uses_word_table<A, Out>) {
     // Two 256-bit word permutes (each reads an index's low 4 bits): neither the table nor the indices
     // are copied into a 512-bit register first (two inserts).
     const __m256i t = detail::avx512_words<Out>(table, normal);
@@ -1238,7 +1238,7 @@ GGUF_SIMD_INLINE void put_nibbles32(Out* dst, const fbatch<A>& lo, const fbatch<
                                     bool normal = false) noexcept {
   static_assert(lut_bits<A> >= 4);
 #if GGUF_SIMD_AVX512
-  if constexpr (word_lookups<A, Out>) {
+  if constexpr (uses_word_table<A, Out>) {
     if constexpr (std::is_same_v<Out, f16>) {
       // f16: 256-bit word permutes of each table, as put_nibbles16 (faster than 512-bit ones). bf16
       // keeps these: one vcvtne2ps2bf16 makes a table's two copies, and its 512-bit permutes are faster.
@@ -1300,8 +1300,8 @@ GGUF_SIMD_INLINE void put_fifth_nibbles16(Out* dst, const fbatch<A>& lo, const f
 #endif
 }
 
-// The word lookups of half outputs (arch.hpp's word_lookups): AVX-512 BW only. Elsewhere only their
-// declarations, for the kernels' branches that `if constexpr (word_lookups<A, Out>)` discards.
+// The word lookups of half outputs (arch.hpp's uses_word_table): AVX-512 BW only. Elsewhere only their
+// declarations, for the kernels' branches that `if constexpr (uses_word_table<A, Out>)` discards.
 #if GGUF_SIMD_AVX512
 /// A float table rounded to `Out` words once, for the lookups below that run many times per table.
 using word_table = __m512i;
@@ -1309,7 +1309,7 @@ using word_table = __m512i;
 /** `table` as `Out` words, each 16-entry table twice (see put_nibbles16). `normal`: see no_subnormals. */
 template <class A, class Out>
 GGUF_SIMD_INLINE word_table table_words(const fbatch<A>& table, bool normal = false) noexcept {
-  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+  static_assert(uses_word_table<A, Out>, "for half outputs looked up as words");
   return detail::avx512_table_words<Out>(table, normal);
 }
 
@@ -1318,8 +1318,8 @@ GGUF_SIMD_INLINE word_table table_words(const fbatch<A>& table, bool normal = fa
  * repeating every 4 lanes (so any index's low 2 bits pick the entry).
  */
 template <class A, class Out>
-GGUF_SIMD_INLINE void put_crumbs32(Out* dst, const word_table& t, const std::byte* q) noexcept {
-  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+GGUF_SIMD_INLINE void put_2bit32(Out* dst, const word_table& t, const std::byte* q) noexcept {
+  static_assert(uses_word_table<A, Out>, "for half outputs looked up as words");
   const __m512i b = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)));
   _mm512_storeu_si512(dst, _mm512_permutexvar_epi16(b, t));
   _mm512_storeu_si512(dst + 32, _mm512_permutexvar_epi16(_mm512_srli_epi16(b, 2), t));
@@ -1332,8 +1332,8 @@ GGUF_SIMD_INLINE void put_crumbs32(Out* dst, const word_table& t, const std::byt
  * of 16 weights whose tables interleave in the table_words t (entry 4 v + k: value v of run k, k < 4).
  */
 template <class A, int Shift, int First, class Out>
-GGUF_SIMD_INLINE void put_grouped_crumbs32(Out* dst, const word_table& t, const std::byte* q) noexcept {
-  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+GGUF_SIMD_INLINE void put_grouped_2bit32(Out* dst, const word_table& t, const std::byte* q) noexcept {
+  static_assert(uses_word_table<A, Out>, "for half outputs looked up as words");
   static_assert(Shift % 2 == 0 && Shift <= 6 && First >= 0 && First <= 2);
   const __m512i b = _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)));
   __m512i v;  // the field at bits 2-3
@@ -1356,7 +1356,7 @@ struct word_pair {
 /** Entries 0 and 1 of `table` rounded to `Out` words, once for the many put_bits32 that use them. */
 template <class A, class Out>
 GGUF_SIMD_INLINE word_pair pair_words(const fbatch<A>& table, bool normal = false) noexcept {
-  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+  static_assert(uses_word_table<A, Out>, "for half outputs looked up as words");
   const word_table t = table_words<A, Out>(table, normal);
   return {_mm512_permutexvar_epi16(_mm512_setzero_si512(), t), _mm512_permutexvar_epi16(_mm512_set1_epi16(1), t)};
 }
@@ -1364,7 +1364,7 @@ GGUF_SIMD_INLINE word_pair pair_words(const fbatch<A>& table, bool normal = fals
 /** dst[j] = bit j of `bits` ? w.one : w.zero for j < 32 (q1_0: d and -d): a blend by the bits themselves. */
 template <class A, class Out>
 GGUF_SIMD_INLINE void put_bits32(Out* dst, const word_pair& w, std::uint32_t bits) noexcept {
-  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+  static_assert(uses_word_table<A, Out>, "for half outputs looked up as words");
   _mm512_storeu_si512(dst, _mm512_mask_blend_epi16(bits, w.zero, w.one));
 }
 
@@ -1373,8 +1373,8 @@ GGUF_SIMD_INLINE void put_bits32(Out* dst, const word_pair& w, std::uint32_t bit
  * first), where t = table_words of a table repeating every 4 lanes.
  */
 template <class A, class Out>
-GGUF_SIMD_INLINE void put_packed_crumbs32(Out* dst, const word_table& t, const std::byte* q) noexcept {
-  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+GGUF_SIMD_INLINE void put_packed_2bit32(Out* dst, const word_table& t, const std::byte* q) noexcept {
+  static_assert(uses_word_table<A, Out>, "for half outputs looked up as words");
   std::uint64_t bytes;
   std::memcpy(&bytes, q, sizeof bytes);
   // Word j holds byte j / 4 (128-bit lane c: words 8c .. 8c + 7 from bytes 2c and 2c + 1), shifted by
@@ -1395,7 +1395,7 @@ GGUF_SIMD_INLINE void put_packed_crumbs32(Out* dst, const word_table& t, const s
  */
 template <class A, class Out>
 GGUF_SIMD_INLINE void put_two_runs32(Out* dst, const word_table& t, const ibatch<swar_arch<A>>& bytes) noexcept {
-  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+  static_assert(uses_word_table<A, Out>, "for half outputs looked up as words");
   const __m512i w = _mm512_cvtepu8_epi16(static_cast<__m256i>(bytes));
   const __m512i run = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(1), 1);
   _mm512_storeu_si512(dst, _mm512_permutexvar_epi16(_mm512_or_si512(_mm512_slli_epi16(w, 1), run), t));
@@ -1404,14 +1404,14 @@ GGUF_SIMD_INLINE void put_two_runs32(Out* dst, const word_table& t, const ibatch
 /** A 32-entry float table, lo (entries 0-15) and hi (16-31), as `Out` words in one register. */
 template <class A, class Out>
 GGUF_SIMD_INLINE word_table table_words32(const fbatch<A>& lo, const fbatch<A>& hi, bool normal = false) noexcept {
-  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+  static_assert(uses_word_table<A, Out>, "for half outputs looked up as words");
   return detail::avx512_words32<Out>(lo, hi, normal);
 }
 
 /** dst[j] = t[bytes[j]] for the 32 bytes (each < 32) of `bytes`: a widening and one word permute. */
 template <class A, class Out>
 GGUF_SIMD_INLINE void put_bytes32(Out* dst, const word_table& t, const ibatch<swar_arch<A>>& bytes) noexcept {
-  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+  static_assert(uses_word_table<A, Out>, "for half outputs looked up as words");
   _mm512_storeu_si512(dst, _mm512_permutexvar_epi16(_mm512_cvtepu8_epi16(static_cast<__m256i>(bytes)), t));
 }
 
@@ -1426,7 +1426,7 @@ GGUF_SIMD_INLINE void put_bytes32(Out* dst, const word_table& t, const ibatch<sw
  */
 template <class A, class Out>
 GGUF_SIMD_INLINE void put_paired_codes32(Out* dst, const word_table& t, const std::byte* codes) noexcept {
-  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+  static_assert(uses_word_table<A, Out>, "for half outputs looked up as words");
   // Lane j: piece 4 (j / 16) + 2 (j % 2) + (j % 16) / 8, shifted by 4 ((j % 16) / 2 % 4).
   const __m512i piece = _mm512_set_epi16(7, 5, 7, 5, 7, 5, 7, 5, 6, 4, 6, 4, 6, 4, 6, 4,  // lanes 31 ... 16
                                          3, 1, 3, 1, 3, 1, 3, 1, 2, 0, 2, 0, 2, 0, 2, 0);
@@ -1447,7 +1447,7 @@ GGUF_SIMD_INLINE void put_paired_codes32(Out* dst, const word_table& t, const st
 template <class A, bool Signed, class Out>
 GGUF_SIMD_INLINE void put_row_codes32(Out* dst, const word_table& t, std::uint32_t a, std::uint32_t b, std::uint32_t c,
                                       std::uint32_t d, std::uint32_t signs) noexcept {
-  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+  static_assert(uses_word_table<A, Out>, "for half outputs looked up as words");
   // Lane j: piece 2 (j / 8) + (j % 8) / 4 (rows in 32-bit lanes, so two pieces a row), shifted by 4 (j % 4).
   const __m512i piece = _mm512_set_epi16(7, 7, 7, 7, 6, 6, 6, 6, 5, 5, 5, 5, 4, 4, 4, 4,  // lanes 31 ... 16
                                          3, 3, 3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 0, 0, 0, 0);
@@ -1474,7 +1474,7 @@ GGUF_SIMD_INLINE void put_row_codes32(Out* dst, const word_table& t, std::uint32
  */
 template <class A, std::size_t N, class Out>
 GGUF_SIMD_INLINE void put_base3_digits(Out* dst, const word_table& t, const std::byte* q) noexcept {
-  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+  static_assert(uses_word_table<A, Out>, "for half outputs looked up as words");
   static_assert(N == 32 || N == 16);
   if constexpr (N == 32) {
     __m512i f = _mm512_slli_epi16(_mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q))), 8);
@@ -1500,7 +1500,7 @@ GGUF_SIMD_INLINE void put_base3_digits(Out* dst, const word_table& t, const std:
  */
 template <class A, class Out>
 GGUF_SIMD_INLINE void put_base3_qh16(Out* dst, const word_table& t, std::uint32_t word) noexcept {
-  static_assert(word_lookups<A, Out>, "for half outputs looked up as words");
+  static_assert(uses_word_table<A, Out>, "for half outputs looked up as words");
   // Word j: byte j % 4 in its high byte (the fraction byte << 8), times 3^(j / 4) modulo 2^16.
   const __m256i bytes = _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(word)),
                                             _mm256_setr_epi8(-1, 0, -1, 1, -1, 2, -1, 3, -1, 0, -1, 1, -1, 2, -1, 3, -1,
@@ -1512,21 +1512,21 @@ GGUF_SIMD_INLINE void put_base3_qh16(Out* dst, const word_table& t, std::uint32_
 
 #else
 /// @cond INTERNAL
-/// The words of a table where there are none (see word_lookups): never made.
+/// The words of a table where there are none (see uses_word_table): never made.
 struct word_table {};
 template <class A, class Out>
 word_table table_words(const fbatch<A>& table, bool normal = false) noexcept;
 template <class A, class Out>
-void put_crumbs32(Out* dst, const word_table& t, const std::byte* q) noexcept;
+void put_2bit32(Out* dst, const word_table& t, const std::byte* q) noexcept;
 template <class A, int Shift, int First, class Out>
-void put_grouped_crumbs32(Out* dst, const word_table& t, const std::byte* q) noexcept;
+void put_grouped_2bit32(Out* dst, const word_table& t, const std::byte* q) noexcept;
 struct word_pair {};
 template <class A, class Out>
 word_pair pair_words(const fbatch<A>& table, bool normal = false) noexcept;
 template <class A, class Out>
 void put_bits32(Out* dst, const word_pair& w, std::uint32_t bits) noexcept;
 template <class A, class Out>
-void put_packed_crumbs32(Out* dst, const word_table& t, const std::byte* q) noexcept;
+void put_packed_2bit32(Out* dst, const word_table& t, const std::byte* q) noexcept;
 template <class A, class Out>
 void put_two_runs32(Out* dst, const word_table& t, const ibatch<swar_arch<A>>& bytes) noexcept;
 template <class A, class Out>
@@ -1673,7 +1673,7 @@ GGUF_SIMD_INLINE float max_lane(const fbatch<A>& v) noexcept {
 
 /// @cond INTERNAL
 #if defined(__SSE2__) || defined(_M_X64)
-namespace reduce_detail {
+namespace detail {
 // The shuffles of reduce_each's tree for a register R of 16, 32 or 64 bytes: `within` picks floats
 // within each 128-bit lane (M: shuffle_ps's selector), `across` whole 128-bit lanes (W: permute2f128's
 // or shuffle_f32x4's own encoding).
@@ -1701,7 +1701,7 @@ GGUF_SIMD_INLINE R across(R a, [[maybe_unused]] R b) noexcept {
 #endif
   return a;  // one 128-bit lane: nothing to move (not called)
 }
-}  // namespace reduce_detail
+}  // namespace detail
 #endif
 /// @endcond
 
@@ -1718,8 +1718,8 @@ GGUF_SIMD_INLINE fbatch<A> reduce_each(const fbatch<A> (&v)[lanes<A>]) noexcept 
   if constexpr (is_avx512<A> || is_avx2<A> || is_sse<A>) {
     const auto op = [](const F& a, const F& b)
                         GGUF_SIMD_INLINE_LAMBDA -> F { return Max ? xsimd::max(a, b) : xsimd::min(a, b); };
-    using reduce_detail::across;
-    using reduce_detail::within;
+    using detail::across;
+    using detail::within;
     using R = typename F::register_type;
     constexpr std::size_t L = lanes<A>;
     // within 128-bit lanes: the four floats of each 128-bit lane of v[4q .. 4q+3] reduced into one register

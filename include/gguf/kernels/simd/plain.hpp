@@ -103,9 +103,9 @@ GGUF_SIMD_INLINE void convert_words(const std::byte* src, Out* dst, std::size_t 
   for (; i + 4 * L <= n; i += 4 * L) {
     fbatch<A> a, b, c, d;
     E::pair(src + 2 * i, a, b);
-    put2<A>(dst + i, a, b);
+    put_pair<A>(dst + i, a, b);
     E::pair(src + 2 * (i + 2 * L), c, d);
-    put2<A>(dst + i + 2 * L, c, d);
+    put_pair<A>(dst + i + 2 * L, c, d);
   }
   for (; i + L <= n; i += L) put<A>(dst + i, E::vector(src + 2 * i));
   for (; i < n; ++i) dst[i] = narrow<Out>(E::one(src + 2 * i));
@@ -124,7 +124,7 @@ GGUF_SIMD_INLINE void convert_elements(const std::byte* src, Out* dst, std::size
   std::size_t i = 0;
   if constexpr (std::endian::native == std::endian::little) {
     for (; i + 2 * L <= n; i += 2 * L) {
-      put2<A>(dst + i, load(src + size * i), load(src + size * (i + L)));
+      put_pair<A>(dst + i, load(src + size * i), load(src + size * (i + L)));
     }
     for (; i + L <= n; i += L) put<A>(dst + i, load(src + size * i));
   }

@@ -107,7 +107,7 @@ inline ibatch<A> block_extremes(const float* src, std::size_t n, fbatch<A> (&lo)
 }
 
 /**
- * q4_0 / q5_0 blocks without importance weights (`scalar::quant::round_symmetric`): max = the first
+ * q4_0 / q5_0 blocks without importance weights (`scalar::detail::round_symmetric`): max = the first
  * weight of the largest magnitude, d = max / -2^(Bits-1), q = min(top, trunc(x * id + 2^(Bits-1) + 0.5)).
  * lanes<A> blocks at a time: their extremes reduced in one transposing tree, their scales divided and
  * converted to halves in one batch. The larger of a block's extremes is its max, unless it holds both
@@ -121,7 +121,8 @@ inline void round_symmetric(const float* src, std::byte* dst, std::size_t n_bloc
   constexpr std::size_t vectors = 32 / lanes<A>, group = lanes<A>;
   constexpr int half = 1 << (Bits - 1), top = (1 << Bits) - 1;
   constexpr std::size_t qs_at = sizeof(B) - 16;
-  constexpr quant_fn reference = quant_detail::native_scalar_quantizer(Bits == 4 ? ggml_type::q4_0 : ggml_type::q5_0);
+  constexpr quant_fn reference =
+      kernels::detail::native_scalar_quantizer(Bits == 4 ? ggml_type::q4_0 : ggml_type::q5_0);
   using F = fbatch<A>;
   using I = ibatch<A>;
   for (std::size_t first = 0; first < n_blocks; first += group) {
@@ -191,7 +192,7 @@ inline void round_symmetric(const float* src, std::byte* dst, std::size_t n_bloc
 }
 
 /**
- * q4_1 / q5_1 blocks without importance weights (`scalar::quant::round_with_min`): d = (max - min) /
+ * q4_1 / q5_1 blocks without importance weights (`scalar::detail::round_with_min`): d = (max - min) /
  * (2^Bits - 1), m = min, q = trunc((x - min) * id + 0.5). Through the scalar twin: a block with a NaN or
  * an infinity, an extreme that is zero (ggml keeps the first zero's sign: order matters), or a range
  * whose d or 1 / d overflows; the others' extremes are the same in any order, and their levels lie in
@@ -203,7 +204,8 @@ inline void round_with_min(const float* src, std::byte* dst, std::size_t n_block
   constexpr std::size_t vectors = 32 / lanes<A>, group = lanes<A>;
   constexpr int top = (1 << Bits) - 1;
   constexpr std::size_t qs_at = sizeof(B) - 16;
-  constexpr quant_fn reference = quant_detail::native_scalar_quantizer(Bits == 4 ? ggml_type::q4_1 : ggml_type::q5_1);
+  constexpr quant_fn reference =
+      kernels::detail::native_scalar_quantizer(Bits == 4 ? ggml_type::q4_1 : ggml_type::q5_1);
   using F = fbatch<A>;
   using I = ibatch<A>;
   for (std::size_t first = 0; first < n_blocks; first += group) {
@@ -252,13 +254,13 @@ inline void round_with_min(const float* src, std::byte* dst, std::size_t n_block
 }
 
 /**
- * q4_0 / q5_0 rows with importance weights (`scalar::quant::search_symmetric`): make_qx_quants for
+ * q4_0 / q5_0 rows with importance weights (`scalar::detail::search_symmetric`): make_qx_quants for
  * lanes<A> blocks at once, one block per lane, and their levels packed in lanes too (byte k of every
  * block in one batch), so only the finished bytes are moved back into their blocks.
  */
 template <class A, int Bits, class B>
 inline void search_symmetric(const float* x, std::byte* y, std::size_t n, const float* qw) noexcept {
-  namespace q = scalar::quant;
+  namespace q = scalar::detail;
   constexpr std::size_t G = lanes<A>;
   constexpr int nmax = 1 << (Bits - 1);
   using F = fbatch<A>;
@@ -275,7 +277,7 @@ inline void search_symmetric(const float* x, std::byte* y, std::size_t n, const 
     importance_weights<A>(qw + 32 * first, x + 32 * first, 32 * count, sigma2, weight);
     transpose_groups<A, 32>(x + 32 * first, count, xt);
     transpose_groups<A, 32>(weight, count, wt);
-    const qx_choice<A> c = qx_search<A, 32>(xt, wt, nmax);
+    const qx_search_result<A> c = qx_search<A, 32>(xt, wt, nmax);
     c.scale.store_aligned(scales);
     const auto level = [&](std::size_t i) { return c.level(F::load_aligned(xt[i]), nmax); };
     I high(0);
@@ -298,12 +300,12 @@ inline void search_symmetric(const float* x, std::byte* y, std::size_t n, const 
 }
 
 /**
- * q4_1 / q5_1 rows with importance weights (`scalar::quant::search_with_min`): make_qkx_quants (rmin
+ * q4_1 / q5_1 rows with importance weights (`scalar::detail::search_with_min`): make_qkx_quants (rmin
  * -0.9, rdelta 0.05, 36 steps, squared error) for lanes<A> blocks at once, one block per lane.
  */
 template <class A, int Bits, class B>
 inline void search_with_min(const float* x, std::byte* y, std::size_t n, const float* qw) noexcept {
-  namespace q = scalar::quant;
+  namespace q = scalar::detail;
   constexpr std::size_t G = lanes<A>;
   const float sigma2 = q::row_sigma2(x, n);
   alignas(64) float weight[32 * G];
@@ -487,13 +489,13 @@ inline errc quantize_q8_0(const float* src, std::byte* dst, std::size_t n_per_ro
 namespace detail {
 
 /**
- * `scalar::quant::nearest_e2m1` in every lane: the index of the first of kvalues_mxfp4's 16 levels
+ * `scalar::detail::nearest_e2m1` in every lane: the index of the first of kvalues_mxfp4's 16 levels
  * (times e) nearest to x, as a float. Each level times e is exact (e a power of two or a UE4M3 value,
  * the levels 0 ... 12), so the errors are the scalar ones bit for bit; NaN never wins, as there.
  */
 template <class A>
 inline fbatch<A> nearest_e2m1(const fbatch<A>& x, float e) noexcept {
-  namespace q = scalar::quant;
+  namespace q = scalar::detail;
   using F = fbatch<A>;
   F best(0.0f);
   F best_err = xsimd::abs(F(q::mul(static_cast<float>(tables::kvalues_mxfp4[0]), e)) - x);
@@ -538,7 +540,7 @@ inline errc quantize_mxfp4(const float* src, std::byte* dst, std::size_t n_per_r
     }
     const float max = max_lane<A>(amax);
     const std::uint8_t e =
-        max > 0.0f ? scalar::quant::x86_trunc_byte(scalar::quant::floor_log2f(max) - 2 + 127) : std::uint8_t{0};
+        max > 0.0f ? scalar::detail::x86_trunc_byte(scalar::detail::floor_log2f(max) - 2 + 127) : std::uint8_t{0};
     const float d = e8m0_to_float_half(e);
     ::gguf::detail::store_le<std::uint8_t>(dst + offsetof(B, e), e);
     fbatch<A> idx[vectors];
@@ -570,7 +572,7 @@ inline errc quantize_nvfp4(const float* src, std::byte* dst, std::size_t n_per_r
       const fbatch<A>* xs = x + s * vectors;
       fbatch<A> amax(0.0f);
       for (std::size_t k = 0; k < vectors; ++k) amax = xsimd::max(amax, xsimd::abs(xs[k]));
-      const std::uint8_t ue = scalar::quant::to_ue4m3(max_lane<A>(amax) / 6.0f);
+      const std::uint8_t ue = scalar::detail::to_ue4m3(max_lane<A>(amax) / 6.0f);
       ::gguf::detail::store_le<std::uint8_t>(dst + offsetof(B, d) + s, ue);
       const float d = ue4m3_to_float_half(ue);
       std::byte* qs = dst + offsetof(B, qs) + 8 * s;  // byte j: weight j low, weight j + 8 high

@@ -18,11 +18,11 @@ GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::simd {
 
 // SIMD twins of the iq4_nl and iq4_xs quantizers. Their time is the scale search of each 32-weight
-// sub-block (`scalar::quant::iq4_scale`: 16 trial scales, each weight's nearest of the 16 non-linear
+// sub-block (`scalar::detail::iq4_scale`: 16 trial scales, each weight's nearest of the 16 non-linear
 // levels for each): here lanes<A> sub-blocks at once, one a lane, every operation the scalar one in the
 // scalar order (as quantize_search.hpp's searches), the nearest level found by comparisons against all
 // 16 levels instead of a binary search (the same level, ties and NaN included). The rounding of the
-// scales that follows is `scalar::quant::iq4_finish` itself, its levels chosen in lanes too.
+// scales that follows is `scalar::detail::iq4_finish` itself, its levels chosen in lanes too.
 // A super-block with a NaN or an infinity in its weights or importance weights goes through the scalar
 // twin.
 
@@ -50,7 +50,7 @@ inline void nearest_iq4(const fbatch<A>& p, const fbatch<A> (&v)[16], fbatch<A>&
 }
 
 /**
- * `scalar::quant::iq4_scale` for lanes<A> sub-blocks of 32 at once, lane j the sub-block at x + 32 * j
+ * `scalar::detail::iq4_scale` for lanes<A> sub-blocks of 32 at once, lane j the sub-block at x + 32 * j
  * with the weighting w + 32 * j (x^2 when w is null); `count` sub-blocks are real. Writes scale[j].
  */
 template <class A>
@@ -69,7 +69,7 @@ inline void iq4_scales_lanes(const float* x, const float* w, std::size_t count, 
   }
   const F zero(0.0f);
   const F max = largest_magnitude<A, N>(xt);
-  const auto live = xsimd::abs(max) >= F(scalar::quant::group_max_eps);
+  const auto live = xsimd::abs(max) >= F(scalar::detail::group_max_eps);
   const auto sums = [&](const F& id, F& sumqx, F& sumq2) {
     sumqx = sumq2 = zero;
     for (std::size_t i = 0; i < N; ++i) {
@@ -97,7 +97,7 @@ inline void iq4_scales_lanes(const float* x, const float* w, std::size_t count, 
   for (std::size_t j = 0; j < count; ++j) scale_out[j] = scales[j];
 }
 
-/// `scalar::quant::iq4_nearest` in lanes: n (a multiple of lanes<A>) weights' nearest levels to x * id.
+/// `scalar::detail::iq4_nearest` in lanes: n (a multiple of lanes<A>) weights' nearest levels to x * id.
 template <class A>
 struct iq4_nearest_lanes {
   /// Writes L[0 .. n).
@@ -128,7 +128,7 @@ inline bool all_finite(const float* p, std::size_t n) noexcept {
  */
 template <class A, int SB, class B>
 inline void quantize_iq4_rows(const float* x, std::byte* y, std::size_t n, const float* qw) noexcept {
-  namespace q = scalar::quant;
+  namespace q = scalar::detail;
   constexpr std::size_t G = lanes<A>, per_sb = SB / 32, K = G > per_sb ? G : per_sb;
   static_assert(K % G == 0 && K % per_sb == 0);
   const auto scales_h = [](std::byte* block) {  // iq4_xs' sub-block scales (iq4_nl has none)

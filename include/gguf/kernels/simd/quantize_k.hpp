@@ -23,7 +23,7 @@ namespace kernels::simd {
 namespace detail {
 
 /**
- * `scalar::quant::requantize_symmetric` (q3_K's and q6_K's second pass) with a sub-block's weights in
+ * `scalar::detail::requantize_symmetric` (q3_K's and q6_K's second pass) with a sub-block's weights in
  * lanes. The levels of the first pass survive only in sub-blocks whose stored scale is 0, so with
  * `Search` those are not kept by the searches at all (their transposition back would cost more than the
  * rest of the block's work) but found again, by the scalar search of q3_K without importance weights.
@@ -38,7 +38,7 @@ struct requantize_symmetric_lanes {
     const I low(-half), high(half - 1), offset(half);
     for (std::size_t j = 0; j < 16; ++j) {
       if (dl[j] == 0) {
-        if constexpr (Search) scalar::quant::make_q3_quants(16, half, x + 16 * j, L + 16 * j);
+        if constexpr (Search) scalar::detail::make_q3_quants(16, half, x + 16 * j, L + 16 * j);
         continue;
       }
       const F d(dl[j]);
@@ -50,10 +50,10 @@ struct requantize_symmetric_lanes {
   }
 };
 
-/// q3_K rows (`scalar::quantize_q3_K`): the 16 sub-block searches in lanes, then `scalar::quant::q3_K_finish`.
+/// q3_K rows (`scalar::quantize_q3_K`): the 16 sub-block searches in lanes, then `scalar::detail::q3_K_finish`.
 template <class A>
 inline void quantize_q3_K_rows(const float* src, std::byte* dst, std::size_t n_per_row, const float* qw) noexcept {
-  namespace q = scalar::quant;
+  namespace q = scalar::detail;
   constexpr std::size_t G = lanes<A>, qk = q::qk_k;
   constexpr std::size_t S = 4;  // super-blocks searched together without importance weights
   static_assert(16 * S % G == 0);
@@ -88,10 +88,10 @@ inline void quantize_q3_K_rows(const float* src, std::byte* dst, std::size_t n_p
   }
 }
 
-/// q6_K rows (`scalar::quantize_q6_K`): the 16 sub-block searches in lanes, then `scalar::quant::q6_K_finish`.
+/// q6_K rows (`scalar::quantize_q6_K`): the 16 sub-block searches in lanes, then `scalar::detail::q6_K_finish`.
 template <class A>
 inline void quantize_q6_K_rows(const float* src, std::byte* dst, std::size_t n_per_row, const float* qw) noexcept {
-  namespace q = scalar::quant;
+  namespace q = scalar::detail;
   constexpr std::size_t G = lanes<A>, qk = q::qk_k;
   std::int8_t L[qk];
   float scales[16];
@@ -108,11 +108,11 @@ inline void quantize_q6_K_rows(const float* src, std::byte* dst, std::size_t n_p
 
 /**
  * q4_K / q5_K rows (`scalar::quantize_q4_K`, `quantize_q5_K`): the sub-block searches of lanes<A> / 8
- * super-blocks at once (of half a super-block twice, with 4 lanes), then `scalar::quant::k4_finish`.
+ * super-blocks at once (of half a super-block twice, with 4 lanes), then `scalar::detail::k4_finish`.
  */
 template <class A, int Bits, class B>
 inline void quantize_k4(const float* src, std::byte* dst, std::size_t n_per_row, const float* qw) noexcept {
-  namespace q = scalar::quant;
+  namespace q = scalar::detail;
   constexpr std::size_t G = lanes<A>, per_group = G >= 8 ? G / 8 : 1, qk = q::qk_k;
   constexpr q::k4_trials plain = q::k4_trials_of<Bits>(false), weighted = q::k4_trials_of<Bits>(true);
   const q::k4_trials t = qw ? weighted : plain;
@@ -143,10 +143,10 @@ inline void quantize_k4(const float* src, std::byte* dst, std::size_t n_per_row,
   }
 }
 
-/// q2_K rows (`scalar::quantize_q2_K`): the 16 sub-block searches in lanes, then `scalar::quant::q2_K_finish`.
+/// q2_K rows (`scalar::quantize_q2_K`): the 16 sub-block searches in lanes, then `scalar::detail::q2_K_finish`.
 template <class A>
 inline void quantize_q2_K_rows(const float* src, std::byte* dst, std::size_t n_per_row, const float* qw) noexcept {
-  namespace q = scalar::quant;
+  namespace q = scalar::detail;
   constexpr std::size_t G = lanes<A>, qk = q::qk_k;
   std::uint8_t L[qk];
   alignas(64) float weights[qk];

@@ -15,14 +15,14 @@ namespace kernels::simd::detail {
 // quantizers whose time they take: the k-quants' sub-blocks and the legacy blocks with importance
 // weights. A search's sums run in the order of its weights, so the lanes are groups (sub-blocks or
 // blocks), not weights. Each lane does exactly what the scalar search does to its group, operation for
-// operation (a product is rounded before anything is added to it, as `scalar::quant::mul` makes sure;
+// operation (a product is rounded before anything is added to it, as `scalar::detail::mul` makes sure;
 // comparisons and selects as the scalar branches; NaN and infinities flow through the same IEEE
 // operations), so the results are the scalar search's bits for every input.
 // Every division goes through `div` (exact on neon64, where xsimd 8.1 divides by a refined reciprocal).
 // Never a float `!=` on batches: xsimd's is ordered on AVX and AVX-512 (false for NaN), unordered on SSE
 // and NEON; C's `!=` is unordered, so it is written `!(a == b)`.
 
-/// `a * b` rounded, opaque to the optimiser: no later add may fuse with it (`scalar::quant::mul`).
+/// `a * b` rounded, opaque to the optimiser: no later add may fuse with it (`scalar::detail::mul`).
 template <class A>
 inline fbatch<A> mul_rounded(const fbatch<A>& a, const fbatch<A>& b) noexcept {
   fbatch<A> p = a * b;
@@ -30,7 +30,7 @@ inline fbatch<A> mul_rounded(const fbatch<A>& a, const fbatch<A>& b) noexcept {
   return p;
 }
 
-/// `scalar::quant::nearest_int` in every lane: the float rounded (to nearest even) by adding 1.5 * 2^23.
+/// `scalar::detail::nearest_int` in every lane: the float rounded (to nearest even) by adding 1.5 * 2^23.
 template <class A>
 inline ibatch<A> nearest_int(fbatch<A> x) noexcept {
   opaque<A>(x);
@@ -39,7 +39,7 @@ inline ibatch<A> nearest_int(fbatch<A> x) noexcept {
 }
 
 /**
- * ggml's importance weighting (`scalar::quant::importance_weights`) of n weights, n a multiple
+ * ggml's importance weighting (`scalar::detail::importance_weights`) of n weights, n a multiple
  * of lanes<A>: qw * sqrt(sigma2 + x^2), every operation IEEE-rounded (sqrt included), so each lane is the
  * scalar float.
  */
@@ -87,7 +87,7 @@ inline fbatch<A> largest_magnitude(const float (&xt)[N][W], std::size_t o = 0) n
 }
 
 /**
- * `scalar::quant::make_qkx_quants` for lanes<A> groups of N weights at once, lane j the group at
+ * `scalar::detail::make_qkx_quants` for lanes<A> groups of N weights at once, lane j the group at
  * x + N * j with weights w + N * j; `count` groups are real, the other lanes idle. Writes each group's
  * levels to L + N * j, its scale to scale[j] and its min to the_min[j]. The error is squared, or
  * absolute with UseMad.
@@ -143,7 +143,7 @@ inline void make_qkx_quants_lanes(const float* x, const float* w, std::size_t co
     best_error += mul_rounded<A>(W(i), error_of(diff));
   }
   for (int is = 0; is <= nstep; ++is) {
-    const float step = scalar::quant::mul(rdelta, is);
+    const float step = scalar::detail::mul(rdelta, is);
     iscale = div<A>(F(rmin + step + static_cast<float>(nmax)), max - min);
     F sum_l = zero, sum_l2 = zero, sum_xl = zero;
     for (std::size_t i = 0; i < N; ++i) {
@@ -198,7 +198,7 @@ inline ibatch<A> qx_level(const fbatch<A>& iscale, const fbatch<A>& v, int nmax)
 
 /// What `qx_search` chose for each lane's group.
 template <class A>
-struct qx_choice {
+struct qx_search_result {
   fbatch<A> iscale;                  ///< the inverse scale whose levels won (`qx_level` gives them again)
   fbatch<A> scale;                   ///< the scale: 0 where the group is not live
   xsimd::batch_bool<float, A> live;  ///< false for a group below group_max_eps: its levels are all 0
@@ -212,14 +212,15 @@ struct qx_choice {
 };
 
 /**
- * `scalar::quant::make_qx_quants`' search for lanes<A> transposed groups: xt[i][j] is weight i of group
+ * `scalar::detail::make_qx_quants`' search for lanes<A> transposed groups: xt[i][j] is weight i of group
  * j, wt[i][j] its importance. A trial's levels are not kept: the winning inverse scale gives them again,
  * as the scalar search does when it stores them. The trials run two at a time, their sums two
  * independent chains each (a trial's own sums are in weight order, one chain a sum), and their outcomes
  * are applied in ggml's order.
  */
 template <class A, std::size_t N>
-inline qx_choice<A> qx_search(const float (&xt)[N][lanes<A>], const float (&wt)[N][lanes<A>], int nmax) noexcept {
+inline qx_search_result<A> qx_search(const float (&xt)[N][lanes<A>], const float (&wt)[N][lanes<A>],
+                                     int nmax) noexcept {
   using F = fbatch<A>;
   const F zero(0.0f);
   alignas(64) float wxt[N][lanes<A>];  // w * x, rounded: ggml's first factor of sumlx's terms
@@ -231,7 +232,7 @@ inline qx_choice<A> qx_search(const float (&xt)[N][lanes<A>], const float (&wt)[
   };
 
   const F max = largest_magnitude<A, N>(xt);
-  const auto live = xsimd::abs(max) >= F(scalar::quant::group_max_eps);  // the others: levels 0, scale 0
+  const auto live = xsimd::abs(max) >= F(scalar::detail::group_max_eps);  // the others: levels 0, scale 0
   F chosen = div<A>(F(static_cast<float>(-nmax)), max);
   F sumlx = zero, suml2 = zero;
   for (std::size_t i = 0; i < N; ++i) add_terms(i, chosen, sumlx, suml2);
@@ -243,7 +244,9 @@ inline qx_choice<A> qx_search(const float (&xt)[N][lanes<A>], const float (&wt)[
     scale = xsimd::select(better, div<A>(sx, s2), scale);
     best_fit = xsimd::select(better, scale * sx, best_fit);
   };
-  const auto trial = [&](int is) { return div<A>(F(-(static_cast<float>(nmax) + scalar::quant::mul(0.1f, is))), max); };
+  const auto trial = [&](int is) {
+    return div<A>(F(-(static_cast<float>(nmax) + scalar::detail::mul(0.1f, is))), max);
+  };
   constexpr int steps[18] = {-9, -8, -7, -6, -5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6, 7, 8, 9};  // ggml's, 0 excluded
   for (std::size_t s = 0; s < 18; s += 2) {
     const F ia = trial(steps[s]), ib = trial(steps[s + 1]);
@@ -259,7 +262,7 @@ inline qx_choice<A> qx_search(const float (&xt)[N][lanes<A>], const float (&wt)[
 }
 
 /**
- * `scalar::quant::make_qx_quants` for lanes<A> groups of N weights at once, lane j the group at
+ * `scalar::detail::make_qx_quants` for lanes<A> groups of N weights at once, lane j the group at
  * x + N * j with importance weights qw + N * j (or x^2 without them); `count` groups are real. Writes
  * each group's levels + nmax to L + N * j (unless L is null: q3_K re-rounds them, see
  * `requantize_symmetric_lanes`) and its scale to scale[j].
@@ -276,7 +279,7 @@ inline void make_qx_quants_lanes(const float* x, const float* qw, std::size_t co
   } else {
     for (std::size_t i = 0; i < N; ++i) (F::load_aligned(xt[i]) * F::load_aligned(xt[i])).store_aligned(wt[i]);
   }
-  const qx_choice<A> c = qx_search<A, N>(xt, wt, nmax);
+  const qx_search_result<A> c = qx_search<A, N>(xt, wt, nmax);
   alignas(64) float scales[G];
   c.scale.store_aligned(scales);
   for (std::size_t j = 0; j < count; ++j) scale_out[j] = scales[j];
@@ -289,7 +292,7 @@ inline void make_qx_quants_lanes(const float* x, const float* qw, std::size_t co
 }
 
 /**
- * The scales of `scalar::quant::make_q3_quants` for `count` (at most W) groups of N weights, group j at
+ * The scales of `scalar::detail::make_q3_quants` for `count` (at most W) groups of N weights, group j at
  * x + N * j, to scale[j]. Not their levels: q3_K, the one user, re-rounds every level against its stored
  * scale and searches again the few groups whose scale is stored as 0 (`requantize_symmetric_lanes`), which
  * costs less than transposing all levels back.
@@ -322,7 +325,7 @@ inline void make_q3_quants_lanes(const float* x, std::size_t count, int nmax, fl
 
   for (std::size_t o = 0; o < count; o += G) {
     const F max = largest_magnitude<A>(xt, o);
-    xsimd::select(xsimd::abs(max) >= F(scalar::quant::group_max_eps), one, zero).store_aligned(changed + o);
+    xsimd::select(xsimd::abs(max) >= F(scalar::detail::group_max_eps), one, zero).store_aligned(changed + o);
     const F iscale = div<A>(F(static_cast<float>(-nmax)), max);
     F slx = zero, sl2 = zero;
     for (std::size_t i = 0; i < N; ++i) {

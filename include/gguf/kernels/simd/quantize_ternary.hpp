@@ -91,7 +91,7 @@ inline errc quantize_tq1_0(const float* src, std::byte* dst, std::size_t n_per_r
     for (std::size_t m = 0; m < 16; m += L) five(src + 160 + m, 16, qs + 32 + m);  // 160 ... 239
     for (int j = 0; j < 4; ++j) {  // weights 240 ... 255: four bytes of four trits
       ::gguf::detail::store_le<std::uint8_t>(dst + offsetof(B, qh) + j,
-                                             scalar::quant::trit_byte(src + 240 + j, 4, 4, inv));
+                                             scalar::detail::trit_byte(src + 240 + j, 4, 4, inv));
     }
   }
   return errc::success;

@@ -93,10 +93,10 @@ void dequant_tq2_0(const std::byte* src, Out* dst, std::size_t nb) noexcept {
     const fbatch<A> d(half_scale(src + offsetof(B, d)));
     const fbatch<A> p = centred * d;  // lane k: float((k % 4) - 1) * d, the products of the scalar kernel
     const std::byte* qs = src + offsetof(B, qs);
-    if constexpr (word_lookups<A, Out>) {  // half outputs: p rounded once
+    if constexpr (uses_word_table<A, Out>) {  // half outputs: p rounded once
       const word_table t = table_words<A, Out>(p, no_subnormals);
-      put_crumbs32<A>(dst, t, qs);
-      put_crumbs32<A>(dst + 128, t, qs + 32);
+      put_2bit32<A>(dst, t, qs);
+      put_2bit32<A>(dst + 128, t, qs + 32);
       continue;
     }
     for (std::size_t m = 0; m < 64; m += 16) {  // bytes m .. m + 15 of qs
@@ -129,7 +129,7 @@ void dequant_tq1_0(const std::byte* src, Out* dst, std::size_t nb) noexcept {
     const fbatch<A> d(half_scale(src + offsetof(B, d)));
     const fbatch<A> p = centred * d;  // lane k: float((k % 4) - 1) * d, the products of the scalar kernel
     const std::byte* qs = src + offsetof(B, qs);
-    if constexpr (word_lookups<A, Out>) {  // half outputs: p rounded once
+    if constexpr (uses_word_table<A, Out>) {  // half outputs: p rounded once
       const word_table t = table_words<A, Out>(p, no_subnormals);
       put_base3_digits<A, 32>(dst, t, qs);
       put_base3_digits<A, 16>(dst + 160, t, qs + 32);

@@ -23,7 +23,7 @@ namespace kernels::scalar {
  * and out-of-range values are spelled out as the x86 instruction ggml's binary runs (`x86_trunc`), so
  * that ARM64 writes the same bytes.
  */
-namespace quant {
+namespace detail {
 
 using ::gguf::detail::load_le;
 using ::gguf::detail::store_le;
@@ -382,7 +382,7 @@ inline void importance_weights(const float* qw, const float* x, int n, float sig
   for (int j = 0; j < n; ++j) out[j] = mul(qw[j], std::sqrt(sigma2 + mul(x[j], x[j])));
 }
 
-}  // namespace quant
+}  // namespace detail
 }  // namespace kernels::scalar
 GGUF_KERNELS_END_NAMESPACE
 

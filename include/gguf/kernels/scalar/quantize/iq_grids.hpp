@@ -33,9 +33,9 @@ GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels::scalar::detail::iq {
 
 // ggml's rounding steps, shared with the other quantizers (quantize/common.hpp).
-using quant::c_max;
-using quant::mul;
-using quant::nearest_int;
+using detail::c_max;
+using detail::mul;
+using detail::nearest_int;
 
 // ---- grids --------------------------------------------------------------------------------------
 

@@ -494,7 +494,7 @@ template <class Neighbours = detail::iq::neighbour_search>
     std::array<std::uint32_t, 16> q2{};
     std::array<float, 8> scales{};
     float max_scale = 0;
-    const float sigma2 = quant::sum_of_squares(xbl, 256) / 256;
+    const float sigma2 = detail::sum_of_squares(xbl, 256) / 256;
     for (std::size_t ib = 0; ib < 8; ++ib) {
       const float* xb = xbl + 32 * ib;
       float weight[32], waux[32], xval[32];
@@ -506,7 +506,7 @@ template <class Neighbours = detail::iq::neighbour_search>
       const float max = iq::max_of(xval, 32);
       if (max < 1e-15f) continue;  // GROUP_MAX_EPS: a zero sub-scale and grid point 0
       std::uint8_t Lu[32];
-      float scale = quant::make_qp_quants(32, kmax + 1, xval, Lu, weight);
+      float scale = detail::make_qp_quants(32, kmax + 1, xval, Lu, weight);
       for (std::size_t i = 0; i < 32; ++i) L[i] = static_cast<std::int8_t>(Lu[i]);
       const float eff_max = scale * kmax;
       if (eff_max <= 0) continue;
@@ -546,10 +546,10 @@ template <class Neighbours = detail::iq::neighbour_search>
     std::memset(dst, 0, sizeof(B));
     if (max_scale == 0) continue;
     const float d = max_scale / 31;
-    quant::store_le(dst + offsetof(B, d), iq::ggml_half(d));
+    detail::store_le(dst + offsetof(B, d), iq::ggml_half(d));
     const float id = 1 / d;
     for (std::size_t ib = 0; ib < 8; ++ib) q2[2 * ib + 1] |= iq::sub_scale(id, scales[ib], 15) << 28;
-    for (std::size_t j = 0; j < 16; ++j) quant::store_le(dst + offsetof(B, qs) + 4 * j, q2[j]);
+    for (std::size_t j = 0; j < 16; ++j) detail::store_le(dst + offsetof(B, qs) + 4 * j, q2[j]);
   }
   return errc::success;
 }
@@ -577,7 +577,7 @@ template <class Neighbours = detail::iq::neighbour_search>
     std::array<std::uint16_t, 32> q2{};
     std::array<float, 16> scales{};
     float max_scale = 0;
-    const float sigma2 = quant::sum_of_squares(xbl, 256) / 256;
+    const float sigma2 = detail::sum_of_squares(xbl, 256) / 256;
     for (std::size_t ib = 0; ib < 16; ++ib) {
       const float* xb = xbl + 16 * ib;
       float weight[16], waux[16], xval[16];
@@ -607,10 +607,10 @@ template <class Neighbours = detail::iq::neighbour_search>
     std::memset(dst, 0, sizeof(B));
     if (max_scale == 0) continue;
     const float d = max_scale / 31;
-    quant::store_le(dst + offsetof(B, d), iq::ggml_half(d));
+    detail::store_le(dst + offsetof(B, d), iq::ggml_half(d));
     const float id = 1 / d;
     iq::pack_sub_scales(dst + offsetof(B, scales), scales.data(), 16, id);
-    for (std::size_t j = 0; j < 32; ++j) quant::store_le(dst + offsetof(B, qs) + 2 * j, q2[j]);
+    for (std::size_t j = 0; j < 32; ++j) detail::store_le(dst + offsetof(B, qs) + 2 * j, q2[j]);
   }
   return errc::success;
 }
@@ -640,7 +640,7 @@ template <class Neighbours = detail::iq::neighbour_search>
     std::byte* qh = dst + offsetof(B, qh);
     std::array<float, 16> scales{};
     float max_scale = 0;
-    const float sigma2 = 2 * quant::sum_of_squares(xbl, 256) / 256;
+    const float sigma2 = 2 * detail::sum_of_squares(xbl, 256) / 256;
     for (std::size_t ib = 0; ib < 16; ++ib) {
       const float* xb = xbl + 16 * ib;
       float weight[16], waux[16], xval[16];
@@ -677,7 +677,7 @@ template <class Neighbours = detail::iq::neighbour_search>
     }
     if (max_scale == 0) continue;
     const float d = max_scale / 31;
-    quant::store_le(dst + offsetof(B, d), iq::ggml_half(d * 0.9875f));
+    detail::store_le(dst + offsetof(B, d), iq::ggml_half(d * 0.9875f));
     const float id = 1 / d;
     iq::pack_sub_scales(dst + offsetof(B, scales), scales.data(), 16, id);
   }
@@ -708,7 +708,7 @@ template <class Neighbours = detail::iq::neighbour_search>
     std::array<std::uint32_t, 8> scales_and_signs{};
     std::array<float, 8> scales{};
     float max_scale = 0;
-    const float sigma2 = 2 * quant::sum_of_squares(xbl, 256) / 256;
+    const float sigma2 = 2 * detail::sum_of_squares(xbl, 256) / 256;
     for (std::size_t ib = 0; ib < 8; ++ib) {
       const float* xb = xbl + 32 * ib;
       float weight[32], waux[32], xval[32];
@@ -740,12 +740,12 @@ template <class Neighbours = detail::iq::neighbour_search>
     std::memset(dst, 0, sizeof(B));
     if (max_scale == 0) continue;
     const float d = max_scale / 31;
-    quant::store_le(dst + offsetof(B, d), iq::ggml_half(d * 1.0125f));
+    detail::store_le(dst + offsetof(B, d), iq::ggml_half(d * 1.0125f));
     const float id = 1 / d;
     std::memcpy(dst + offsetof(B, qs), q3.data(), 64);
     for (std::size_t ib = 0; ib < 8; ++ib) {
-      quant::store_le(dst + offsetof(B, qs) + 64 + 4 * ib,
-                      scales_and_signs[ib] | (iq::sub_scale(id, scales[ib], 15) << 28));
+      detail::store_le(dst + offsetof(B, qs) + 64 + 4 * ib,
+                       scales_and_signs[ib] | (iq::sub_scale(id, scales[ib], 15) << 28));
     }
   }
   return errc::success;
@@ -778,7 +778,7 @@ template <class Neighbours = detail::iq::neighbour_search>
     // block, the next one's indices and signs take its place (and the row's last ones stay zero). Its qh
     // bits and scales are placed by position. Kept, for the same bytes.
     std::size_t written = 0;
-    const float sigma2 = 2 * quant::sum_of_squares(xbl, 256) / 256;
+    const float sigma2 = 2 * detail::sum_of_squares(xbl, 256) / 256;
     for (std::size_t ib = 0; ib < 8; ++ib) {
       const float* xb = xbl + 32 * ib;
       float weight[32], waux[32], xval[32];
@@ -810,7 +810,7 @@ template <class Neighbours = detail::iq::neighbour_search>
     }
     if (max_scale == 0) continue;
     const float d = max_scale / 31;
-    quant::store_le(dst + offsetof(B, d), iq::ggml_half(d * 1.033f));
+    detail::store_le(dst + offsetof(B, d), iq::ggml_half(d * 1.033f));
     const float id = 1 / d;
     iq::pack_sub_scales(dst + offsetof(B, scales), scales.data(), 8, id);
   }
@@ -843,7 +843,7 @@ template <class Searches = detail::iq::iq1_searches>
     std::array<float, 8> scales{};
     std::array<int, 8> shifts{};
     float max_scale = 0;
-    const float sigma2 = 2 * quant::sum_of_squares(xbl, 256) / 256;
+    const float sigma2 = 2 * detail::sum_of_squares(xbl, 256) / 256;
     for (std::size_t ib = 0; ib < 8; ++ib) {
       const float* xb = xbl + 32 * ib;
       float weight[32];
@@ -908,7 +908,7 @@ template <class Searches = detail::iq::iq1_searches>
     }
     if (max_scale != 0) {
       const float d = max_scale / 15;
-      quant::store_le(dst + offsetof(B, d), iq::ggml_half(d * 1.125f));
+      detail::store_le(dst + offsetof(B, d), iq::ggml_half(d * 1.125f));
       const float id = 1 / d;
       for (std::size_t ib = 0; ib < 8; ++ib) {
         unsigned l = iq::sub_scale(id, scales[ib], 7);
@@ -916,7 +916,7 @@ template <class Searches = detail::iq::iq1_searches>
         qh[ib] = static_cast<std::uint16_t>(qh[ib] | (l << 12));
       }
     }
-    for (std::size_t ib = 0; ib < 8; ++ib) quant::store_le(dst + offsetof(B, qh) + 2 * ib, qh[ib]);
+    for (std::size_t ib = 0; ib < 8; ++ib) detail::store_le(dst + offsetof(B, qh) + 2 * ib, qh[ib]);
   }
   return errc::success;
 }
@@ -954,7 +954,7 @@ template <class Searches = detail::iq::iq1_searches>
     std::array<float, 16> scales{};
     std::array<int, 16> shifts{};
     float max_scale = 0;
-    const float sigma2 = 2 * quant::sum_of_squares(xbl, 256) / 256;
+    const float sigma2 = 2 * detail::sum_of_squares(xbl, 256) / 256;
     for (std::size_t ib = 0; ib < 16; ++ib) {
       const float* xb = xbl + 16 * ib;
       float weight[16];
@@ -1046,7 +1046,7 @@ template <class Searches = detail::iq::iq1_searches>
     sc[1] = static_cast<std::uint16_t>(sc[1] | ((s & 0x00F0u) << 8));
     sc[2] = static_cast<std::uint16_t>(sc[2] | ((s & 0x0F00u) << 4));
     sc[3] = static_cast<std::uint16_t>(sc[3] | (s & 0xF000u));
-    for (std::size_t j = 0; j < 4; ++j) quant::store_le(dst + offsetof(B, scales) + 2 * j, sc[j]);
+    for (std::size_t j = 0; j < 4; ++j) detail::store_le(dst + offsetof(B, scales) + 2 * j, sc[j]);
   }
   return errc::success;
 }

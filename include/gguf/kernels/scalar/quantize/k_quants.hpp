@@ -19,7 +19,7 @@ namespace kernels::scalar {
 // quantize_row_*_impl (make_qkx3_quants or make_qx_quants weighted, sub-block scales fitted by
 // make_qp_quants / make_qx_quants). Either way the weights are then re-rounded against the stored scales.
 
-namespace quant {
+namespace detail {
 
 /// The byte of an int, as C's assignment to a uint8_t / int8_t field keeps it.
 constexpr std::uint8_t low_byte(int v) noexcept { return static_cast<std::uint8_t>(static_cast<unsigned>(v) & 0xFFu); }
@@ -287,9 +287,9 @@ inline void quantize_k4_block(const float* x, std::byte* y, const float* qw) noe
   k4_finish<Bits>(x, y, qw, scales, mins, sw, L);
 }
 
-}  // namespace quant
+}  // namespace detail
 
-namespace quant {
+namespace detail {
 
 /**
  * The weights of q2_K's sub-block j of the super-block at `x`: |x| without importance weights; with
@@ -349,11 +349,11 @@ inline void q2_K_finish(const float* x, std::byte* dst, const float* qw, const f
   pack_2bit(L, dst + offsetof(B, qs));
 }
 
-}  // namespace quant
+}  // namespace detail
 
 /// q2_K: 16 sub-blocks of 16 weights on 2 bits, 4-bit scales and mins; importance weights are used.
 inline void quantize_q2_K(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
-  using namespace quant;
+  using namespace detail;
   std::uint8_t L[qk_k], Laux[16];
   float weight[16], mins[16], scales[16], sw[16] = {};
   for (std::size_t i = 0; i < n_per_row / qk_k; ++i, src += qk_k, dst += sizeof(blocks::q2_K)) {
@@ -368,7 +368,7 @@ inline void quantize_q2_K(const float* src, std::byte* dst, std::size_t n_per_ro
   }
 }
 
-namespace quant {
+namespace detail {
 
 /// The weights of q3_K's sub-block j with importance weights: qw * sqrt(sigma2 + x^2), their sum in `*sw`.
 inline void q3_K_weights(const float* x, const float* qw, float sigma2, int j, float* w, float* sw) noexcept {
@@ -419,11 +419,11 @@ inline void q3_K_finish(const float* x, std::byte* dst, const float* qw, const f
   finish_q3_K(x, dst, L, requantize);
 }
 
-}  // namespace quant
+}  // namespace detail
 
 /// q3_K: 16 sub-blocks of 16 weights on 3 bits, 6-bit signed scales; importance weights are used.
 inline void quantize_q3_K(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
-  using namespace quant;
+  using namespace detail;
   std::int8_t L[qk_k];
   float scales[16], weight[16], sw[16] = {};
   for (std::size_t i = 0; i < n_per_row / qk_k; ++i, src += qk_k, dst += sizeof(blocks::q3_K)) {
@@ -443,21 +443,21 @@ inline void quantize_q3_K(const float* src, std::byte* dst, std::size_t n_per_ro
 
 /// q4_K: 8 sub-blocks of 32 weights on 4 bits, 6-bit scales and mins; importance weights are used.
 inline void quantize_q4_K(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
-  for (std::size_t i = 0; i < n_per_row / quant::qk_k; ++i) {
-    quant::quantize_k4_block<4>(src + quant::qk_k * i, dst + sizeof(blocks::q4_K) * i,
-                                importance ? importance + quant::qk_k * i : nullptr);
+  for (std::size_t i = 0; i < n_per_row / detail::qk_k; ++i) {
+    detail::quantize_k4_block<4>(src + detail::qk_k * i, dst + sizeof(blocks::q4_K) * i,
+                                 importance ? importance + detail::qk_k * i : nullptr);
   }
 }
 
 /// q5_K: 8 sub-blocks of 32 weights on 5 bits, 6-bit scales and mins; importance weights are used.
 inline void quantize_q5_K(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
-  for (std::size_t i = 0; i < n_per_row / quant::qk_k; ++i) {
-    quant::quantize_k4_block<5>(src + quant::qk_k * i, dst + sizeof(blocks::q5_K) * i,
-                                importance ? importance + quant::qk_k * i : nullptr);
+  for (std::size_t i = 0; i < n_per_row / detail::qk_k; ++i) {
+    detail::quantize_k4_block<5>(src + detail::qk_k * i, dst + sizeof(blocks::q5_K) * i,
+                                 importance ? importance + detail::qk_k * i : nullptr);
   }
 }
 
-namespace quant {
+namespace detail {
 
 /**
  * q6_K, one super-block, after its sub-blocks' searches (make_qx_quants: `scales`, levels + 32 in `L`):
@@ -503,11 +503,11 @@ inline void q6_K_finish(const float* x, std::byte* dst, const float* scales, std
   }
 }
 
-}  // namespace quant
+}  // namespace detail
 
 /// q6_K: 16 sub-blocks of 16 weights on 6 bits, 8-bit signed scales; importance weights are used.
 inline void quantize_q6_K(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
-  using namespace quant;
+  using namespace detail;
   std::int8_t L[qk_k];
   float scales[16];
   for (std::size_t i = 0; i < n_per_row / qk_k; ++i, src += qk_k, dst += sizeof(blocks::q6_K)) {

@@ -17,7 +17,7 @@ namespace kernels::scalar {
 // symmetric scale (make_qx_quants) and the _1 types a scale and min (make_qkx3_quants), weighting each
 // weight by importance * sqrt(mean square of the row + x^2).
 
-namespace quant {
+namespace detail {
 
 /// A nibble pair byte: weight j low, weight j + 16 high (the legacy blocks' order).
 inline std::uint8_t nibbles(int lo, int hi) noexcept {
@@ -143,32 +143,32 @@ inline void legacy_row(const float* src, std::byte* dst, std::size_t n_per_row, 
   }
 }
 
-}  // namespace quant
+}  // namespace detail
 
 /// q4_0: d = max / -8 and rounded nibbles; with importance weights, a weighted search of d.
 inline void quantize_q4_0(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
-  quant::legacy_row<4, false, blocks::q4_0>(src, dst, n_per_row, importance);
+  detail::legacy_row<4, false, blocks::q4_0>(src, dst, n_per_row, importance);
 }
 
 /// q4_1: d = (max - min) / 15 and m = min; with importance weights, a weighted search of both.
 inline void quantize_q4_1(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
-  quant::legacy_row<4, true, blocks::q4_1>(src, dst, n_per_row, importance);
+  detail::legacy_row<4, true, blocks::q4_1>(src, dst, n_per_row, importance);
 }
 
 /// q5_0: d = max / -16 and rounded 5-bit levels; with importance weights, a weighted search of d.
 inline void quantize_q5_0(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
-  quant::legacy_row<5, false, blocks::q5_0>(src, dst, n_per_row, importance);
+  detail::legacy_row<5, false, blocks::q5_0>(src, dst, n_per_row, importance);
 }
 
 /// q5_1: d = (max - min) / 31 and m = min; with importance weights, a weighted search of both.
 inline void quantize_q5_1(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
-  quant::legacy_row<5, true, blocks::q5_1>(src, dst, n_per_row, importance);
+  detail::legacy_row<5, true, blocks::q5_1>(src, dst, n_per_row, importance);
 }
 
 /// q8_0: d = amax / 127, q = round(x / d). ggml ignores importance weights for q8_0.
 inline void quantize_q8_0(const float* src, std::byte* dst, std::size_t n_per_row,
                           const float* /*importance*/) noexcept {
-  using namespace quant;
+  using namespace detail;
   for (std::size_t i = 0; i < n_per_row / 32; ++i, src += 32, dst += sizeof(blocks::q8_0)) {
     float amax = 0;
     for (int j = 0; j < 32; ++j) amax = c_max(amax, std::fabs(src[j]));

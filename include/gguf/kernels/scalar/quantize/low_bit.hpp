@@ -21,11 +21,11 @@ inline void quantize_q1_0(const float* src, std::byte* dst, std::size_t n_per_ro
   for (std::size_t i = 0; i < n_per_row / 128; ++i, src += 128, dst += sizeof(B)) {
     float sum_abs = 0;
     for (int j = 0; j < 128; ++j) sum_abs += std::fabs(src[j]);
-    quant::store_half(dst + offsetof(B, d), sum_abs / 128);
+    detail::store_half(dst + offsetof(B, d), sum_abs / 128);
     for (int k = 0; k < 16; ++k) {
       unsigned bits = 0;
       for (int b = 0; b < 8; ++b) bits |= (src[8 * k + b] >= 0.0f ? 1u : 0u) << b;
-      quant::store_le<std::uint8_t>(dst + offsetof(B, qs) + k, static_cast<std::uint8_t>(bits));
+      detail::store_le<std::uint8_t>(dst + offsetof(B, qs) + k, static_cast<std::uint8_t>(bits));
     }
   }
 }
@@ -41,16 +41,16 @@ inline void quantize_q2_0(const float* src, std::byte* dst, std::size_t n_per_ro
       if (a > amax) amax = a;
     }
     const float id = amax > 0.0f ? 1.0f / amax : 0.0f;
-    quant::store_half(dst + offsetof(B, d), amax);
+    detail::store_half(dst + offsetof(B, d), amax);
     for (int k = 0; k < 16; ++k) {
       unsigned byte = 0;
       for (int m = 0; m < 4; ++m) {
         // (int)roundf: a NaN gives INT_MIN there, so level 0.
-        int q = quant::x86_trunc(std::round(src[4 * k + m] * id)) + 1;
+        int q = detail::x86_trunc(std::round(src[4 * k + m] * id)) + 1;
         q = q < 0 ? 0 : (q > 3 ? 3 : q);
         byte |= static_cast<unsigned>(q) << (2 * m);
       }
-      quant::store_le<std::uint8_t>(dst + offsetof(B, qs) + k, static_cast<std::uint8_t>(byte));
+      detail::store_le<std::uint8_t>(dst + offsetof(B, qs) + k, static_cast<std::uint8_t>(byte));
     }
   }
 }

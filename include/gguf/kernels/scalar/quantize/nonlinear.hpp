@@ -19,7 +19,7 @@ namespace kernels::scalar {
 // kvalues_iq4nl, a scale searched per 32 weights) and the 4-bit floats mxfp4 and nvfp4 (E2M1 levels
 // against a power-of-two or UE4M3 scale, each weight the nearest level; importance weights ignored).
 
-namespace quant {
+namespace detail {
 
 /**
  * The least-squares scale of one 32-weight sub-block of iq4_nl / iq4_xs (the first half of ggml's
@@ -191,14 +191,14 @@ inline std::uint8_t to_ue4m3(float x) noexcept {
   return static_cast<std::uint8_t>((exp << 3) | man);
 }
 
-}  // namespace quant
+}  // namespace detail
 
 /// iq4_nl: one scale per 32 weights, 4-bit indices into kvalues_iq4nl; importance weights are used.
 inline void quantize_iq4_nl(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
   using B = blocks::iq4_nl;
   for (std::size_t i = 0; i < n_per_row / 32; ++i, src += 32, dst += sizeof(B)) {
-    quant::iq4_super_block(32, src, importance ? importance + 32 * i : nullptr, dst + offsetof(B, d),
-                           dst + offsetof(B, qs), nullptr, nullptr);
+    detail::iq4_super_block(32, src, importance ? importance + 32 * i : nullptr, dst + offsetof(B, d),
+                            dst + offsetof(B, qs), nullptr, nullptr);
   }
 }
 
@@ -206,8 +206,8 @@ inline void quantize_iq4_nl(const float* src, std::byte* dst, std::size_t n_per_
 inline void quantize_iq4_xs(const float* src, std::byte* dst, std::size_t n_per_row, const float* importance) noexcept {
   using B = blocks::iq4_xs;
   for (std::size_t i = 0; i < n_per_row / 256; ++i, src += 256, dst += sizeof(B)) {
-    quant::iq4_super_block(256, src, importance ? importance + 256 * i : nullptr, dst + offsetof(B, d),
-                           dst + offsetof(B, qs), dst + offsetof(B, scales_h), dst + offsetof(B, scales_l));
+    detail::iq4_super_block(256, src, importance ? importance + 256 * i : nullptr, dst + offsetof(B, d),
+                            dst + offsetof(B, qs), dst + offsetof(B, scales_h), dst + offsetof(B, scales_l));
   }
 }
 
@@ -221,13 +221,13 @@ inline void quantize_mxfp4(const float* src, std::byte* dst, std::size_t n_per_r
       if (amax < std::fabs(src[j])) amax = std::fabs(src[j]);
     }
     // ggml's (uint8_t) of the float exponent: an infinite amax gives 0, a subnormal one wraps.
-    const std::uint8_t e = amax > 0.0f ? quant::x86_trunc_byte(quant::floor_log2f(amax) - 2 + 127) : std::uint8_t{0};
+    const std::uint8_t e = amax > 0.0f ? detail::x86_trunc_byte(detail::floor_log2f(amax) - 2 + 127) : std::uint8_t{0};
     const float d = e8m0_to_float_half(e);
-    quant::store_le<std::uint8_t>(dst + offsetof(B, e), e);
+    detail::store_le<std::uint8_t>(dst + offsetof(B, e), e);
     for (int j = 0; j < 16; ++j) {
       const auto q =
-          static_cast<std::uint8_t>(quant::nearest_e2m1(src[j], d) | (quant::nearest_e2m1(src[j + 16], d) << 4));
-      quant::store_le<std::uint8_t>(dst + offsetof(B, qs) + j, q);
+          static_cast<std::uint8_t>(detail::nearest_e2m1(src[j], d) | (detail::nearest_e2m1(src[j + 16], d) << 4));
+      detail::store_le<std::uint8_t>(dst + offsetof(B, qs) + j, q);
     }
   }
 }
@@ -242,13 +242,13 @@ inline void quantize_nvfp4(const float* src, std::byte* dst, std::size_t n_per_r
       for (int j = 0; j < 16; ++j) {
         if (amax < std::fabs(src[j])) amax = std::fabs(src[j]);
       }
-      const std::uint8_t ue = quant::to_ue4m3(amax / 6.0f);
-      quant::store_le<std::uint8_t>(dst + offsetof(B, d) + s, ue);
+      const std::uint8_t ue = detail::to_ue4m3(amax / 6.0f);
+      detail::store_le<std::uint8_t>(dst + offsetof(B, d) + s, ue);
       const float d = ue4m3_to_float_half(ue);
       for (int j = 0; j < 8; ++j) {
         const auto q =
-            static_cast<std::uint8_t>(quant::nearest_e2m1(src[j], d) | (quant::nearest_e2m1(src[j + 8], d) << 4));
-        quant::store_le<std::uint8_t>(dst + offsetof(B, qs) + 8 * s + j, q);
+            static_cast<std::uint8_t>(detail::nearest_e2m1(src[j], d) | (detail::nearest_e2m1(src[j + 8], d) << 4));
+        detail::store_le<std::uint8_t>(dst + offsetof(B, qs) + 8 * s + j, q);
       }
     }
   }

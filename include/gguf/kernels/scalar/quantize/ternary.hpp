@@ -14,7 +14,7 @@ namespace kernels::scalar {
 // The ternary types (BitNet b1.58, TriLMs): d = max |x| of the 256 weights, t = lround(x / d) + 1 in
 // {0, 1, 2}. ggml ignores importance weights for them.
 
-namespace quant {
+namespace detail {
 
 /// The block's d (C's MAX over |x|, so a NaN last wins) and its inverse, d stored at `d_field`.
 inline float ternary_scale(const float* x, std::byte* d_field) noexcept {
@@ -38,19 +38,20 @@ inline std::uint8_t trit_byte(const float* x, int stride, int n, float id) noexc
   return static_cast<std::uint8_t>(((q * 256u + 242u) / 243u) & 0xFFu);
 }
 
-}  // namespace quant
+}  // namespace detail
 
 /// tq1_0: five trits a byte in qs (32 bytes over 160 weights, 16 over the next 80), four in qh (16).
 inline void quantize_tq1_0(const float* src, std::byte* dst, std::size_t n_per_row,
                            const float* /*importance*/) noexcept {
   using B = blocks::tq1_0;
   for (std::size_t i = 0; i < n_per_row / 256; ++i, src += 256, dst += sizeof(B)) {
-    const float id = quant::ternary_scale(src, dst + offsetof(B, d));
+    const float id = detail::ternary_scale(src, dst + offsetof(B, d));
     std::byte* qs = dst + offsetof(B, qs);
-    for (int m = 0; m < 32; ++m) quant::store_le<std::uint8_t>(qs + m, quant::trit_byte(src + m, 32, 5, id));
-    for (int m = 0; m < 16; ++m) quant::store_le<std::uint8_t>(qs + 32 + m, quant::trit_byte(src + 160 + m, 16, 5, id));
+    for (int m = 0; m < 32; ++m) detail::store_le<std::uint8_t>(qs + m, detail::trit_byte(src + m, 32, 5, id));
+    for (int m = 0; m < 16; ++m)
+      detail::store_le<std::uint8_t>(qs + 32 + m, detail::trit_byte(src + 160 + m, 16, 5, id));
     for (int j = 0; j < 4; ++j) {
-      quant::store_le<std::uint8_t>(dst + offsetof(B, qh) + j, quant::trit_byte(src + 240 + j, 4, 4, id));
+      detail::store_le<std::uint8_t>(dst + offsetof(B, qh) + j, detail::trit_byte(src + 240 + j, 4, 4, id));
     }
   }
 }
@@ -60,13 +61,13 @@ inline void quantize_tq2_0(const float* src, std::byte* dst, std::size_t n_per_r
                            const float* /*importance*/) noexcept {
   using B = blocks::tq2_0;
   for (std::size_t i = 0; i < n_per_row / 256; ++i, src += 256, dst += sizeof(B)) {
-    const float id = quant::ternary_scale(src, dst + offsetof(B, d));
+    const float id = detail::ternary_scale(src, dst + offsetof(B, d));
     for (int j = 0; j < 64; j += 32) {
       const float* x = src + 4 * j;
       for (int m = 0; m < 32; ++m) {
         unsigned q = 0;
-        for (int n = 0; n < 4; ++n) q += (quant::trit(x[m + 32 * n] * id) & 3u) << (2 * n);
-        quant::store_le<std::uint8_t>(dst + offsetof(B, qs) + j + m, static_cast<std::uint8_t>(q & 0xFFu));
+        for (int n = 0; n < 4; ++n) q += (detail::trit(x[m + 32 * n] * id) & 3u) << (2 * n);
+        detail::store_le<std::uint8_t>(dst + offsetof(B, qs) + j + m, static_cast<std::uint8_t>(q & 0xFFu));
       }
     }
   }
