@@ -115,7 +115,8 @@ GGUF_SIMD_INLINE void dequant_codes(const std::byte* src, Out* dst, std::size_t 
     return permute<A>(table, idx);
   };
   each_block_with_lookups<B>(src, nb, make, [&](const grid_lookups& b, const std::byte*) GGUF_SIMD_INLINE_LAMBDA {
-    for (std::size_t k0 = 0; k0 < 16; k0 += step, dst += 16 * step) {
+    unroll<16 / step>([&](auto turn) GGUF_SIMD_INLINE_LAMBDA {  // unrolled at -O2 too
+      constexpr std::size_t k0 = turn * step;
       // db * float(g), as the scalar kernel computes it
       const fbatch<A> table = signed_levels * fbatch<A>(b.scale[Run == 32 ? k0 / 2 : k0]);
       if constexpr (by_words) {
@@ -137,7 +138,8 @@ GGUF_SIMD_INLINE void dequant_codes(const std::byte* src, Out* dst, std::size_t 
       } else {
         for (std::size_t k = 0; k < step; ++k) put<A>(dst + 16 * k, lookup(b, k0 + k, table));
       }
-    }
+      dst += 16 * step;
+    });
   });
 }
 

@@ -226,7 +226,7 @@ void dequant_q2_K(const std::byte* src, Out* dst, std::size_t nb) noexcept {
           };
           fbatch<A> tab[group > 1 ? 16 / group : 1];
           if constexpr (G > 1) {
-            for (int k = 0; k < 16 / G; ++k) tab[k] = table(k);
+            unroll<16 / G>([&](auto k) GGUF_SIMD_INLINE_LAMBDA { tab[k] = table(k); });
           }
           if constexpr (uses_word_table<A, Out>) {
             // Half outputs: each table rounded once; bit pair s of qs[32 n + l], l < 32, is weight l of
