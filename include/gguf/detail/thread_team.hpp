@@ -47,10 +47,12 @@ class thread_team {
   thread_team() = default;
 
   /**
-   * The calling thread and up to `threads - 1` helpers, started now (fewer when the system refuses them).
+   * The calling thread and up to `threads - 1` helpers, started now: no more than the processors the
+   * system has (helpers that wait by spinning must not outnumber them), and fewer when it refuses them.
    * @param threads the most threads, the calling thread included
    */
   explicit thread_team(unsigned threads) {
+    if (const unsigned cores = std::thread::hardware_concurrency(); cores > 0 && threads > cores) threads = cores;
     if (threads <= 1) return;
     helpers_.reserve(threads - 1);
     for (unsigned k = 1; k < threads; ++k) {
@@ -141,7 +143,7 @@ class thread_team {
   }
 
   static void wait_a_little(unsigned spins) noexcept {
-    if (spins < 4096) {
+    if (spins < 256) {  // some microseconds: a pause takes up to 140 cycles
       spin_pause();
     } else {
       std::this_thread::yield();  // the thread waited for may share this processor
