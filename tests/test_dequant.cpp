@@ -4,7 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <gguf/dequantize.hpp>
-#include <gguf/kernels/scalar/plain.hpp>  // the scalar specification, tested directly below
+#include <gguf/kernels/plain/dequantize.hpp>  // the scalar specification, tested directly below
 #include <gguf/open.hpp>
 #include <gguf/parallel.hpp>
 #include <gguf/print.hpp>

@@ -4,10 +4,10 @@
 #include <doctest/doctest.h>
 
 #include <gguf/compare.hpp>
-#include <gguf/format/model_facts.hpp>
-#include <gguf/format/file_name.hpp>
-#include <gguf/format/file_type.hpp>
-#include <gguf/format/hparams.hpp>
+#include <gguf/llama/file_name.hpp>
+#include <gguf/llama/file_type.hpp>
+#include <gguf/llama/hparams.hpp>
+#include <gguf/llama/model_facts.hpp>
 #include <gguf/open.hpp>
 #include <gguf/print.hpp>
 

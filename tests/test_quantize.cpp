@@ -6,8 +6,8 @@
 #include <doctest/doctest.h>
 
 #include <gguf/dequantize.hpp>
-#include <gguf/kernels/scalar/quantize.hpp>  // the scalar specification and the header-only
-#include <gguf/kernels/simd.hpp>             // quantizers, tested directly
+#include <gguf/kernels/scalar.hpp>  // the scalar specification and the header-only
+#include <gguf/kernels/simd.hpp>    // quantizers, tested directly
 #include <gguf/open.hpp>
 #include <gguf/print.hpp>
 #include <gguf/quantize.hpp>
@@ -179,6 +179,48 @@ TEST_CASE("quantize: importance weights are one per column, and required where g
     CHECK(gguf::quantize(t, x, 256, out).error().code == errc::size_mismatch);
   }
   CHECK_FALSE(gguf::kernels::requires_importance(ggml_type::iq1_m));
+}
+
+TEST_CASE("the kernel registry: every type's row holds for its kernels") {
+  namespace k = gguf::kernels;
+  std::mt19937 rng(11);
+  std::normal_distribution<float> gauss(0.0f, 1.0f);
+  std::vector<float> x(512), w1(512), w2(512);
+  for (float& v : x) v = gauss(rng);
+  for (float& v : w1) v = std::fabs(gauss(rng)) + 0.01f;
+  for (float& v : w2) v = std::fabs(gauss(rng)) * 4.0f + 0.01f;
+  for (const gguf::type_traits& tt : gguf::ggml_types) {
+    const ggml_type t = tt.type;
+    CAPTURE(gguf::to_string(t));
+    // Every type dequantizes; it quantizes exactly when its row names a quantizer.
+    const bool dequantizes = k::scalar_kernel(t) != nullptr && k::best_kernel(t) != nullptr;
+    CHECK(dequantizes);
+    const bool quantizes = k::nan_policy_of(t) != k::nan_policy::not_quantized;
+    const bool scalar_quantizer = k::scalar_quantizer(t) != nullptr, best_quantizer = k::best_quantizer(t) != nullptr;
+    CHECK(scalar_quantizer == quantizes);
+    CHECK(best_quantizer == quantizes);
+    if (!quantizes) {
+      CHECK(k::importance_use_of(t) == k::importance_use::ignored);
+      continue;
+    }
+    // Importance weights: ignored means the bytes do not depend on them; used, that they do;
+    // required, that a row without them is refused.
+    const std::size_t size = gguf::quantized_size(t, 1, 512).value();
+    std::vector<std::byte> a(size), b(size), none(size);
+    REQUIRE(gguf::quantize(t, x, 512, a, w1));
+    REQUIRE(gguf::quantize(t, x, 512, b, w2));
+    const auto use = k::importance_use_of(t);
+    CHECK(k::requires_importance(t) == (use == k::importance_use::required));
+    CHECK(k::uses_importance(t) == (use != k::importance_use::ignored));
+    if (use == k::importance_use::ignored) {
+      REQUIRE(gguf::quantize(t, x, 512, none));
+      CHECK(a == b);
+      CHECK(a == none);
+    } else {
+      CHECK(a != b);
+      CHECK(gguf::quantize(t, x, 512, none).has_value() == (use == k::importance_use::used));
+    }
+  }
 }
 
 TEST_CASE("quantize: types without a quantizer and unknown ids are refused") {

@@ -1,4 +1,4 @@
-// The IQ grid quantizers (gguf/kernels/scalar/quantize/iq_quants.hpp), held to ggml byte for byte: every case of
+// The IQ grid quantizers (gguf/kernels/iq_grid/quantize.hpp), held to ggml byte for byte: every case of
 // tests/data/quantize/golden-iq.gguf (made by tests/oracle/make_quantize_golden_iq.py with the real ggml) is
 // quantized again and compared; where ggml aborts, the quantizer must refuse. Then the round trip through the
 // library's dequantizers on Gaussian data, and the refusals ggml makes by contract.
@@ -6,7 +6,7 @@
 
 #include <gguf/dequantize.hpp>
 #include <gguf/gguf.hpp>
-#include <gguf/kernels/scalar/quantize/iq_quants.hpp>
+#include <gguf/kernels/iq_grid/quantize.hpp>
 
 #include <cmath>
 #include <cstring>

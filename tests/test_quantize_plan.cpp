@@ -3,10 +3,10 @@
 // the options (tests/oracle/make_quantize_plan_golden.py wrote tests/data/quantize_plan/).
 #include <doctest/doctest.h>
 
-#include <gguf/format/file_type.hpp>
 #include <gguf/format/parser.hpp>
+#include <gguf/llama/file_type.hpp>
+#include <gguf/llama/quantize_plan.hpp>
 #include <gguf/print.hpp>
-#include <gguf/quantize_plan.hpp>
 
 #include <algorithm>
 #include <cstddef>

@@ -112,7 +112,7 @@ std::vector<std::vector<std::byte>> inputs(ggml_type type) {
   }
   if (type == ggml_type::q8_K) {
     // Its scale is a float32, so tiny and subnormal ones give subnormal weights, which AVX512-BF16's
-    // rounding reads as zero unless the kernel checks for them (see no_subnormals in kernels/simd/ops.hpp).
+    // rounding reads as zero unless the kernel checks for them (see no_subnormals in kernels/simd/ops/store.hpp).
     // Random scales are subnormal once in 256 blocks: too rare for the 97 above.
     const float tiny[] = {1e-40f, -1e-39f, 0x1.0p-126f, -0x1.0p-130f, 0x1.0p-149f, 0x1.8p-120f};
     std::vector<std::byte> v(sizeof(gguf::blocks::q8_K) * std::size(tiny));

@@ -24,7 +24,7 @@
   }                              \
   GGUF_END_NAMESPACE
 #else
-#include "gguf/kernels/scalar/quantize.hpp"
+#include "gguf/kernels/scalar.hpp"
 #include "gguf/kernels/simd.hpp"
 /// Opens the namespace of the quantization entry points: the kernels' instruction-set namespace.
 #define GGUF_QUANT_BEGIN_NAMESPACE GGUF_KERNELS_BEGIN_NAMESPACE

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "core.hpp"
-#include "gguf/kernels/scalar/quantize.hpp"  // which types have a quantizer
+#include "gguf/kernels/scalar.hpp"  // which types have a quantizer
 
 namespace pygguf {
 namespace {

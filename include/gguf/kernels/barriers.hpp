@@ -27,7 +27,7 @@ inline void opaque(float& x) noexcept {
 
 /**
  * Makes the compiler store `x` and read it back from memory: the SIMD kernels' scale tables must be in
- * memory before they are broadcast from it (see simd/k_quants.hpp, `chunked`).
+ * memory before they are broadcast from it (see k_quants/dequantize_simd.hpp, `chunked`).
  */
 template <class T>
 inline void in_memory(T& x) noexcept {

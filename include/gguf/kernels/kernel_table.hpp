@@ -81,11 +81,6 @@ struct kernel_table {
   }
 };
 
-/**
- * The kernels of `i` as a CPU without the instruction set's optional extensions runs them (AVX-512
- * without AVX512-BF16 rounds bf16 outputs with integer operations): what the tests compare on a CPU that
- * has them. nullptr where `i` is not supported.
- */
 }  // namespace detail
 /// @endcond
 

@@ -5,18 +5,31 @@
 #include <type_traits>
 #include <utility>
 
-#include "gguf/kernels/kernel_table.hpp"
 #include "gguf/format/ggml_types.hpp"
 #include "gguf/format/half.hpp"
+#include "gguf/kernels/importance.hpp"
 #include "gguf/kernels/isa.hpp"
-#include "gguf/kernels/scalar/fp4.hpp"
-#include "gguf/kernels/scalar/iq_quants.hpp"
-#include "gguf/kernels/scalar/k_quants.hpp"
-#include "gguf/kernels/scalar/quantize.hpp"
-#include "gguf/kernels/scalar/legacy.hpp"
-#include "gguf/kernels/scalar/low_bit.hpp"
-#include "gguf/kernels/scalar/plain.hpp"
-#include "gguf/kernels/scalar/ternary.hpp"
+#include "gguf/kernels/kernel_table.hpp"
+#include "gguf/kernels/registry.hpp"
+#include "gguf/result.hpp"
+
+// Every family's scalar code, for the rows to name.
+#include "gguf/kernels/fp4/dequantize.hpp"
+#include "gguf/kernels/fp4/quantize.hpp"
+#include "gguf/kernels/iq_grid/dequantize.hpp"
+#include "gguf/kernels/iq_grid/quantize.hpp"
+#include "gguf/kernels/iq_table/dequantize.hpp"
+#include "gguf/kernels/iq_table/quantize.hpp"
+#include "gguf/kernels/k_quants/dequantize.hpp"
+#include "gguf/kernels/k_quants/quantize.hpp"
+#include "gguf/kernels/legacy/dequantize.hpp"
+#include "gguf/kernels/legacy/quantize.hpp"
+#include "gguf/kernels/low_bit/dequantize.hpp"
+#include "gguf/kernels/low_bit/quantize.hpp"
+#include "gguf/kernels/plain/dequantize.hpp"
+#include "gguf/kernels/plain/quantize.hpp"
+#include "gguf/kernels/ternary/dequantize.hpp"
+#include "gguf/kernels/ternary/quantize.hpp"
 
 /**
  * @namespace gguf::kernels
@@ -38,49 +51,17 @@ using ::gguf::dequant_fn;
 using ::gguf::dequant_fn_to;
 
 /**
- * The scalar kernel of each type: the specification every faster kernel is held to, bit for bit
- * (ggml's dequantize_row_* for the types it has, FORMAT.md for the rest).
+ * The scalar kernel of each type (its registry row's `dequantize`): the specification every faster kernel
+ * is held to, bit for bit (ggml's dequantize_row_* for the types it has, FORMAT.md for the rest).
  * @param t a ggml type
  * @return the kernel; nullptr only for a value outside the enumeration
  */
 constexpr dequant_fn scalar_kernel(ggml_type t) noexcept {
-  using namespace scalar;
   switch (t) {
-    case ggml_type::f32: return dequant_f32;
-    case ggml_type::f16: return dequant_f16;
-    case ggml_type::bf16: return dequant_bf16;
-    case ggml_type::f64: return dequant_f64;
-    case ggml_type::i8: return dequant_i8;
-    case ggml_type::i16: return dequant_i16;
-    case ggml_type::i32: return dequant_i32;
-    case ggml_type::i64: return dequant_i64;
-    case ggml_type::q4_0: return dequant_q4_0;
-    case ggml_type::q4_1: return dequant_q4_1;
-    case ggml_type::q5_0: return dequant_q5_0;
-    case ggml_type::q5_1: return dequant_q5_1;
-    case ggml_type::q8_0: return dequant_q8_0;
-    case ggml_type::q8_1: return dequant_q8_1;
-    case ggml_type::q2_K: return dequant_q2_K;
-    case ggml_type::q3_K: return dequant_q3_K;
-    case ggml_type::q4_K: return dequant_q4_K;
-    case ggml_type::q5_K: return dequant_q5_K;
-    case ggml_type::q6_K: return dequant_q6_K;
-    case ggml_type::q8_K: return dequant_q8_K;
-    case ggml_type::iq2_xxs: return dequant_iq2_xxs;
-    case ggml_type::iq2_xs: return dequant_iq2_xs;
-    case ggml_type::iq2_s: return dequant_iq2_s;
-    case ggml_type::iq3_xxs: return dequant_iq3_xxs;
-    case ggml_type::iq3_s: return dequant_iq3_s;
-    case ggml_type::iq1_s: return dequant_iq1_s;
-    case ggml_type::iq1_m: return dequant_iq1_m;
-    case ggml_type::iq4_nl: return dequant_iq4_nl;
-    case ggml_type::iq4_xs: return dequant_iq4_xs;
-    case ggml_type::tq1_0: return dequant_tq1_0;
-    case ggml_type::tq2_0: return dequant_tq2_0;
-    case ggml_type::mxfp4: return dequant_mxfp4;
-    case ggml_type::nvfp4: return dequant_nvfp4;
-    case ggml_type::q1_0: return dequant_q1_0;
-    case ggml_type::q2_0: return dequant_q2_0;
+#define GGUF_REGISTRY_SCALAR_KERNEL(type, block, dq, ...) \
+  case ggml_type::type: return scalar::dq;
+    GGUF_KERNEL_REGISTRY(GGUF_REGISTRY_SCALAR_KERNEL)
+#undef GGUF_REGISTRY_SCALAR_KERNEL
   }
   return nullptr;
 }
@@ -129,6 +110,30 @@ constexpr dequant_fn_to<Out> scalar_kernel_to(ggml_type t) noexcept {
   } else {
     return detail::rounded_kernel<Out>(t, std::make_index_sequence<std::size(ggml_types)>());
   }
+}
+
+using ::gguf::quant_fn;  // gguf/kernels/kernel_table.hpp
+
+namespace scalar {
+/// The `quantize` column of a registry row whose type has no quantizer.
+inline constexpr std::nullptr_t no_quantizer = nullptr;
+}  // namespace scalar
+
+/**
+ * The reference (scalar) quantizer of each type (its registry row's `quantize`, under its NaN policy):
+ * bytes identical to ggml's ggml_quantize_chunk (as built for x86, on every target), row by row.
+ * @param t a ggml type
+ * @return the quantizer; nullptr for the types this library does not quantize (q8_1 and q8_K, which
+ *         ggml_quantize_chunk refuses too; the integer types and f64)
+ */
+constexpr quant_fn scalar_quantizer(ggml_type t) noexcept {
+  switch (t) {
+#define GGUF_REGISTRY_SCALAR_QUANTIZER(type, block, dq, dq_simd, q, ...) \
+  case ggml_type::type: return detail::with_nan_policy<ggml_type::type, detail::as_quant_fn<scalar::q>()>();
+    GGUF_KERNEL_REGISTRY(GGUF_REGISTRY_SCALAR_QUANTIZER)
+#undef GGUF_REGISTRY_SCALAR_QUANTIZER
+  }
+  return nullptr;
 }
 
 /**

@@ -4,8 +4,8 @@
 #include "gguf/kernels/kernel_table.hpp"
 #include "gguf/format/ggml_types.hpp"
 #include "gguf/kernels/isa.hpp"
+#include "gguf/kernels/registry.hpp"
 #include "gguf/kernels/scalar.hpp"
-#include "gguf/kernels/scalar/quantize.hpp"
 
 /**
  * @file
@@ -16,19 +16,24 @@
  */
 
 #if !defined(GGUF_NO_SIMD)
-#include "gguf/kernels/simd/iq_grids.hpp"
-#include "gguf/kernels/simd/k_quants.hpp"
-#include "gguf/kernels/simd/legacy.hpp"
-#include "gguf/kernels/simd/low_bit.hpp"
-#include "gguf/kernels/simd/nonlinear.hpp"
-#include "gguf/kernels/simd/plain.hpp"
-#include "gguf/kernels/simd/quantize.hpp"
-#include "gguf/kernels/simd/quantize_iq.hpp"
-#include "gguf/kernels/simd/quantize_iq4.hpp"
-#include "gguf/kernels/simd/quantize_k.hpp"
-#include "gguf/kernels/simd/quantize_ternary.hpp"
+// Every family's SIMD code, for the rows to name.
+#include "gguf/kernels/fp4/dequantize_simd.hpp"
+#include "gguf/kernels/fp4/quantize_simd.hpp"
+#include "gguf/kernels/iq_grid/dequantize_simd.hpp"
+#include "gguf/kernels/iq_grid/quantize_simd.hpp"
+#include "gguf/kernels/iq_table/dequantize_simd.hpp"
+#include "gguf/kernels/iq_table/quantize_simd.hpp"
+#include "gguf/kernels/k_quants/dequantize_simd.hpp"
+#include "gguf/kernels/k_quants/quantize_simd.hpp"
+#include "gguf/kernels/legacy/dequantize_simd.hpp"
+#include "gguf/kernels/legacy/quantize_simd.hpp"
+#include "gguf/kernels/low_bit/dequantize_simd.hpp"
+#include "gguf/kernels/low_bit/quantize_simd.hpp"
+#include "gguf/kernels/plain/dequantize_simd.hpp"
+#include "gguf/kernels/plain/quantize_simd.hpp"
 #include "gguf/kernels/simd/streaming.hpp"
-#include "gguf/kernels/simd/ternary.hpp"
+#include "gguf/kernels/ternary/dequantize_simd.hpp"
+#include "gguf/kernels/ternary/quantize_simd.hpp"
 #endif
 
 /**
@@ -42,9 +47,15 @@ GGUF_KERNELS_BEGIN_NAMESPACE
 namespace kernels {
 
 #if !defined(GGUF_NO_SIMD)
+namespace simd {
+/// The `quantize_simd` column of a registry row whose scalar quantizer serves every instruction set.
+template <class A>
+inline constexpr std::nullptr_t no_quantizer = nullptr;
+}  // namespace simd
+
 /**
- * The kernel of each type for the xsimd architecture `A`, writing `Out` (float, f16 or bf16): its SIMD
- * kernel where there is one, else the scalar kernel. Every SIMD kernel gives exactly the scalar kernel's
+ * The kernel of each type for the xsimd architecture `A`, writing `Out` (float, f16 or bf16): its
+ * registry row's `dequantize_simd`. Every SIMD kernel gives exactly the scalar kernel's
  * bits (for f16 and bf16: the scalar floats rounded to nearest even); an output past the caches goes
  * out with non-temporal stores where `A` has them (simd/streaming.hpp).
  * @param t a valid ggml type
@@ -53,43 +64,12 @@ namespace kernels {
 template <class A, dequant_output Out = float>
 constexpr dequant_fn_to<Out> simd_kernel(ggml_type t) noexcept {
   switch (t) {
-    case ggml_type::q4_0: return simd::streaming_kernel<A, Out, ggml_type::q4_0, simd::dequant_q4_0<A, Out>>();
-    case ggml_type::q4_1: return simd::streaming_kernel<A, Out, ggml_type::q4_1, simd::dequant_q4_1<A, Out>>();
-    case ggml_type::q5_0: return simd::streaming_kernel<A, Out, ggml_type::q5_0, simd::dequant_q5_0<A, Out>>();
-    case ggml_type::q5_1: return simd::streaming_kernel<A, Out, ggml_type::q5_1, simd::dequant_q5_1<A, Out>>();
-    case ggml_type::q8_0: return simd::streaming_kernel<A, Out, ggml_type::q8_0, simd::dequant_q8_0<A, Out>>();
-    case ggml_type::q8_1: return simd::streaming_kernel<A, Out, ggml_type::q8_1, simd::dequant_q8_1<A, Out>>();
-    case ggml_type::q2_K: return simd::streaming_kernel<A, Out, ggml_type::q2_K, simd::dequant_q2_K<A, Out>>();
-    case ggml_type::q3_K: return simd::streaming_kernel<A, Out, ggml_type::q3_K, simd::dequant_q3_K<A, Out>>();
-    case ggml_type::q4_K: return simd::streaming_kernel<A, Out, ggml_type::q4_K, simd::dequant_q4_K<A, Out>>();
-    case ggml_type::q5_K: return simd::streaming_kernel<A, Out, ggml_type::q5_K, simd::dequant_q5_K<A, Out>>();
-    case ggml_type::q6_K: return simd::streaming_kernel<A, Out, ggml_type::q6_K, simd::dequant_q6_K<A, Out>>();
-    case ggml_type::q8_K: return simd::streaming_kernel<A, Out, ggml_type::q8_K, simd::dequant_q8_K<A, Out>>();
-    case ggml_type::f16: return simd::streaming_kernel<A, Out, ggml_type::f16, simd::dequant_f16<A, Out>>();
-    case ggml_type::bf16: return simd::streaming_kernel<A, Out, ggml_type::bf16, simd::dequant_bf16<A, Out>>();
-    case ggml_type::f64: return simd::streaming_kernel<A, Out, ggml_type::f64, simd::dequant_f64<A, Out>>();
-    case ggml_type::f32: return simd::streaming_kernel<A, Out, ggml_type::f32, simd::dequant_f32<A, Out>>();
-    case ggml_type::i8: return simd::streaming_kernel<A, Out, ggml_type::i8, simd::dequant_i8<A, Out>>();
-    case ggml_type::i16: return simd::streaming_kernel<A, Out, ggml_type::i16, simd::dequant_i16<A, Out>>();
-    case ggml_type::i32: return simd::streaming_kernel<A, Out, ggml_type::i32, simd::dequant_i32<A, Out>>();
-    case ggml_type::i64: return simd::streaming_kernel<A, Out, ggml_type::i64, simd::dequant_i64<A, Out>>();
-    case ggml_type::iq2_xxs: return simd::streaming_kernel<A, Out, ggml_type::iq2_xxs, simd::dequant_iq2_xxs<A, Out>>();
-    case ggml_type::iq2_xs: return simd::streaming_kernel<A, Out, ggml_type::iq2_xs, simd::dequant_iq2_xs<A, Out>>();
-    case ggml_type::iq2_s: return simd::streaming_kernel<A, Out, ggml_type::iq2_s, simd::dequant_iq2_s<A, Out>>();
-    case ggml_type::iq3_xxs: return simd::streaming_kernel<A, Out, ggml_type::iq3_xxs, simd::dequant_iq3_xxs<A, Out>>();
-    case ggml_type::iq3_s: return simd::streaming_kernel<A, Out, ggml_type::iq3_s, simd::dequant_iq3_s<A, Out>>();
-    case ggml_type::iq1_s: return simd::streaming_kernel<A, Out, ggml_type::iq1_s, simd::dequant_iq1_s<A, Out>>();
-    case ggml_type::iq1_m: return simd::streaming_kernel<A, Out, ggml_type::iq1_m, simd::dequant_iq1_m<A, Out>>();
-    case ggml_type::iq4_nl: return simd::streaming_kernel<A, Out, ggml_type::iq4_nl, simd::dequant_iq4_nl<A, Out>>();
-    case ggml_type::iq4_xs: return simd::streaming_kernel<A, Out, ggml_type::iq4_xs, simd::dequant_iq4_xs<A, Out>>();
-    case ggml_type::mxfp4: return simd::streaming_kernel<A, Out, ggml_type::mxfp4, simd::dequant_mxfp4<A, Out>>();
-    case ggml_type::nvfp4: return simd::streaming_kernel<A, Out, ggml_type::nvfp4, simd::dequant_nvfp4<A, Out>>();
-    case ggml_type::tq2_0: return simd::streaming_kernel<A, Out, ggml_type::tq2_0, simd::dequant_tq2_0<A, Out>>();
-    case ggml_type::tq1_0: return simd::streaming_kernel<A, Out, ggml_type::tq1_0, simd::dequant_tq1_0<A, Out>>();
-    case ggml_type::q1_0: return simd::streaming_kernel<A, Out, ggml_type::q1_0, simd::dequant_q1_0<A, Out>>();
-    case ggml_type::q2_0: return simd::streaming_kernel<A, Out, ggml_type::q2_0, simd::dequant_q2_0<A, Out>>();
-    default: return scalar_kernel_to<Out>(t);
+#define GGUF_REGISTRY_SIMD_KERNEL(type, block, dq, dq_simd, ...) \
+  case ggml_type::type: return simd::streaming_kernel<A, Out, ggml_type::type, simd::dq_simd<A, Out>>();
+    GGUF_KERNEL_REGISTRY(GGUF_REGISTRY_SIMD_KERNEL)
+#undef GGUF_REGISTRY_SIMD_KERNEL
   }
+  return scalar_kernel_to<Out>(t);
 }
 #endif
 
@@ -117,10 +97,9 @@ constexpr dequant_fn_to<Out> best_kernel_to(ggml_type t) noexcept {
 constexpr dequant_fn best_kernel(ggml_type t) noexcept { return best_kernel_to<float>(t); }
 
 /**
- * The quantizer of `t` for the xsimd architecture `A`: a SIMD twin where there is one (f16, bf16, q8_0,
- * q4_0, q4_1, q5_0, q5_1, q2_K ... q6_K, iq2_xxs, iq2_xs, iq2_s, iq3_xxs, iq3_s, iq1_s, iq1_m, iq4_nl, iq4_xs,
- * mxfp4, nvfp4, tq1_0, tq2_0, q2_0), else the scalar quantizer.
- * Every one writes exactly the scalar quantizer's bytes (x86's NaN signs included, as there).
+ * The quantizer of `t` for the xsimd architecture `A`: its registry row's `quantize_simd` where there is
+ * one (every quantized type but f32 and q1_0), else the scalar quantizer. Every one writes exactly the
+ * scalar quantizer's bytes (under the same NaN policy).
  * @param t a ggml type
  * @return the quantizer; nullptr where `scalar_quantizer` has none
  */
@@ -128,33 +107,14 @@ template <class A>
 constexpr quant_fn simd_quantizer(ggml_type t) noexcept {
 #if !defined(GGUF_NO_SIMD)
   switch (t) {
-    case ggml_type::f16: return simd::quantize_f16<A>;
-    case ggml_type::bf16: return simd::quantize_bf16<A>;
-    case ggml_type::q8_0: return detail::x86_nan_signs<ggml_type::q8_0, simd::quantize_q8_0<A>>();
-    case ggml_type::q4_0: return detail::x86_nan_signs<ggml_type::q4_0, simd::quantize_q4_0<A>>();
-    case ggml_type::q4_1: return detail::x86_nan_signs<ggml_type::q4_1, simd::quantize_q4_1<A>>();
-    case ggml_type::q5_0: return detail::x86_nan_signs<ggml_type::q5_0, simd::quantize_q5_0<A>>();
-    case ggml_type::q5_1: return detail::x86_nan_signs<ggml_type::q5_1, simd::quantize_q5_1<A>>();
-    case ggml_type::iq2_xxs: return simd::quantize_iq2_xxs<A>;
-    case ggml_type::iq2_xs: return simd::quantize_iq2_xs<A>;
-    case ggml_type::iq2_s: return simd::quantize_iq2_s<A>;
-    case ggml_type::iq3_xxs: return simd::quantize_iq3_xxs<A>;
-    case ggml_type::iq3_s: return simd::quantize_iq3_s<A>;
-    case ggml_type::iq1_s: return simd::quantize_iq1_s<A>;
-    case ggml_type::iq1_m: return simd::quantize_iq1_m<A>;
-    case ggml_type::iq4_nl: return detail::x86_nan_signs<ggml_type::iq4_nl, simd::quantize_iq4_nl<A>>();
-    case ggml_type::iq4_xs: return detail::x86_nan_signs<ggml_type::iq4_xs, simd::quantize_iq4_xs<A>>();
-    case ggml_type::mxfp4: return simd::quantize_mxfp4<A>;
-    case ggml_type::nvfp4: return simd::quantize_nvfp4<A>;
-    case ggml_type::tq1_0: return detail::x86_nan_signs<ggml_type::tq1_0, simd::quantize_tq1_0<A>>();
-    case ggml_type::tq2_0: return detail::x86_nan_signs<ggml_type::tq2_0, simd::quantize_tq2_0<A>>();
-    case ggml_type::q2_0: return detail::x86_nan_signs<ggml_type::q2_0, simd::quantize_q2_0<A>>();
-    case ggml_type::q2_K: return detail::x86_nan_signs<ggml_type::q2_K, simd::quantize_q2_K<A>>();
-    case ggml_type::q3_K: return detail::x86_nan_signs<ggml_type::q3_K, simd::quantize_q3_K<A>>();
-    case ggml_type::q4_K: return detail::x86_nan_signs<ggml_type::q4_K, simd::quantize_q4_K<A>>();
-    case ggml_type::q5_K: return detail::x86_nan_signs<ggml_type::q5_K, simd::quantize_q5_K<A>>();
-    case ggml_type::q6_K: return detail::x86_nan_signs<ggml_type::q6_K, simd::quantize_q6_K<A>>();
-    default: break;
+#define GGUF_REGISTRY_SIMD_QUANTIZER(type, block, dq, dq_simd, q, q_simd, ...)                   \
+  case ggml_type::type:                                                                          \
+    if constexpr (constexpr quant_fn f = detail::as_quant_fn<simd::q_simd<A>>(); f != nullptr) { \
+      return detail::with_nan_policy<ggml_type::type, f>();                                      \
+    }                                                                                            \
+    break;
+    GGUF_KERNEL_REGISTRY(GGUF_REGISTRY_SIMD_QUANTIZER)
+#undef GGUF_REGISTRY_SIMD_QUANTIZER
   }
 #endif
   return scalar_quantizer(t);

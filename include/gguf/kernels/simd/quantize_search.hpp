@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "gguf/kernels/scalar/quantize/common.hpp"
+#include "gguf/kernels/scalar/quantize_common.hpp"
 #include "gguf/kernels/simd/ops.hpp"
 
 GGUF_SIMD_DIAGNOSTICS_PUSH

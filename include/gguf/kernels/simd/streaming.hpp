@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <type_traits>
 
 #include "gguf/kernels/kernel_table.hpp"
@@ -12,10 +11,6 @@
 #include "gguf/format/half.hpp"
 #include "gguf/kernels/simd/arch.hpp"
 #include "gguf/kernels/simd/ops.hpp"
-
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
 
 /**
  * @file
@@ -36,26 +31,6 @@ inline constexpr std::size_t stream_min_bytes = std::size_t{16} << 20;
 /// The L1-resident tile a streamed kernel writes before the tile is streamed out (small, so that its
 /// lines are still in L1 when they are read back).
 inline constexpr std::size_t stream_tile_bytes = 4096;
-
-/**
- * Copies `bytes` (a multiple of 64) from `src` to `dst` (64-byte aligned) with non-temporal stores
- * (`stream_fence` orders them before later stores). Only where `stream_stores<A>`.
- */
-template <class A>
-inline void stream_copy(void* dst, const void* src, std::size_t bytes) noexcept {
-#if defined(__AVX512F__)
-  if constexpr (is_avx512<A>) {
-    auto* d = static_cast<__m512i*>(dst);
-    const auto* s = static_cast<const __m512i*>(src);
-    // the source by unaligned loads: as fast when it is aligned, and mingw's GCC may not align a
-    // 64-byte-aligned local on the stack (its bug 54412)
-    for (std::size_t i = 0; i < bytes / 64; ++i) _mm512_stream_si512(d + i, _mm512_loadu_si512(s + i));
-    return;
-  }
-#endif
-  static_assert(stream_stores<A>, "no streaming stores");
-  std::memcpy(dst, src, bytes);
-}
 
 /**
  * `Kernel` (the kernel of type `T` writing `Out`), its output streamed when it is at least
