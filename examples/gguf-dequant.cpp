@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "remote.hpp"
 
 namespace {
 
@@ -31,6 +32,8 @@ constexpr cli::tool tool{
     "Big tensors stream 1 Mi elements at a time.\n"
     "FILE may be any shard of a split model (or the shards' name prefix): the tensor is found in\n"
     "whichever shard holds it. List the tensor names with: gguf-dump --model FILE\n"
+    "FILE may also be an http:// or https:// URL: the headers are read by range requests, then the\n"
+    "tensor's bytes by one request of their own (a bearer token from HF_TOKEN).\n"
     "\n"
     "  --to TYPE  the output type: f32 (the default), f16 or bf16\n"
     "  --help     this text\n"
@@ -122,9 +125,33 @@ int main(int argc, char** argv) {
     target = cli::output_target(tool.name, out_path);
     if (!target) return 1;
   }
-  const auto g = cli::open_model(path);  // a file, or a split model through any shard
-  if (!g) return 1;
-  const gguf::tensor_info* t = g->find_tensor(name);
+  // A file, or a split model through any shard; or a URL: headers, then the tensor's range alone.
+  std::optional<gguf::model> g;
+  const gguf::tensor_info* t = nullptr;
+#if GGUF_TOOLS_HTTP
+  std::optional<gguf::model_header> remote_model;
+  std::optional<remote::tensor_fetcher> fetch;
+  std::optional<gguf::tensor_info> fetched;
+#endif
+  if (remote::is_url(path)) {
+#if GGUF_TOOLS_HTTP
+    remote_model = remote::open_model(path);
+    if (!remote_model) return 1;
+    t = remote_model->find_tensor(name);
+    if (t) {
+      fetch.emplace(*remote_model, path);
+      fetched = fetch->with_data(*t);
+      if (!fetched) return 1;
+      t = &*fetched;
+    }
+#else
+    return remote::unsupported(path);
+#endif
+  } else {
+    g = cli::open_model(path);
+    if (!g) return 1;
+    t = g->find_tensor(name);
+  }
   if (!t) {
     return cli::fail("%s: no tensor named '%s' (list the tensor names with: gguf-dump --model %s)", path.c_str(),
                      name.c_str(), path.c_str());

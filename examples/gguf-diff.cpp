@@ -9,19 +9,24 @@
 #include <cinttypes>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "cli.hpp"
+#include "remote.hpp"
 
 namespace {
 
 constexpr cli::tool tool{
     "gguf-diff", "gguf-diff [--quiet] [--layout] A B",
     "Compares the models A and B (files, or any shard of split models, which are compared as whole\n"
-    "models): metadata keys only in A ('-'), only in B ('+') or with another type or value ('~'); tensors\n"
-    "only in A or B, of another type or shape, or whose data differ, with the error of B against A after\n"
-    "dequantizing both (max |a-b| and RMS, when the shapes match: a re-quantization shows its error).\n"
+    "models; or http:// or https:// URLs, whose headers are read by range requests and each tensor's\n"
+    "data by one request of its own when it is compared): metadata keys only in A ('-'), only in B ('+')\n"
+    "or with another type or value ('~'); tensors only in A or B, of another type or shape, or whose data\n"
+    "differ, with the error of B against A after dequantizing both (max |a-b| and RMS, when the shapes\n"
+    "match: a re-quantization shows its error).\n"
     "Values compare as values: a big-endian file can equal a little-endian one.\n"
     "\n"
     "  --quiet    print nothing; the exit status says\n"
@@ -44,6 +49,72 @@ std::string shown(const gguf::value_view& v) {
   return s + " " + gguf::to_string(v, shown_items);
 }
 
+// A model to compare: mapped from files, or read from URLs as headers with each tensor's data fetched by
+// its range when it is compared.
+class side {
+ public:
+  // Opens the model at `path` (a path or a URL); false after printing the error line.
+  bool open(const std::string& path) {
+    if (remote::is_url(path)) {
+#if GGUF_TOOLS_HTTP
+      remote_ = remote::open_model(path);
+      if (!remote_) return false;
+      fetch_.emplace(*remote_, path);
+      return true;
+#else
+      remote::unsupported(path);
+      return false;
+#endif
+    }
+    local_ = cli::open_model(path);
+    return local_.has_value();
+  }
+  const gguf::metadata_table& metadata() const {
+#if GGUF_TOOLS_HTTP
+    if (remote_) return remote_->metadata();
+#endif
+    return local_->metadata();
+  }
+  std::span<const gguf::tensor_info> tensors() const {
+#if GGUF_TOOLS_HTTP
+    if (remote_) return remote_->tensors();
+#endif
+    return local_->tensors();
+  }
+  const gguf::tensor_info* find_tensor(std::string_view name) const {
+#if GGUF_TOOLS_HTTP
+    if (remote_) return remote_->find_tensor(name);
+#endif
+    return local_->find_tensor(name);
+  }
+  std::size_t n_shards() const {
+#if GGUF_TOOLS_HTTP
+    if (remote_) return remote_->n_shards();
+#endif
+    return local_->n_shards();
+  }
+  const gguf::file& first_shard() const {
+#if GGUF_TOOLS_HTTP
+    if (remote_) return remote_->shard(0).info();
+#endif
+    return local_->shard(0).info();
+  }
+  // `t` with its data: itself when mapped, fetched when remote (valid until the next call).
+  std::optional<gguf::tensor_info> with_data(const gguf::tensor_info& t) {
+#if GGUF_TOOLS_HTTP
+    if (fetch_) return fetch_->with_data(t);
+#endif
+    return t;
+  }
+
+ private:
+  std::optional<gguf::model> local_;
+#if GGUF_TOOLS_HTTP
+  std::optional<gguf::model_header> remote_;
+  std::optional<remote::tensor_fetcher> fetch_;  // refers to remote_: a side does not move once opened
+#endif
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -56,14 +127,14 @@ int main(int argc, char** argv) {
     if (!quiet) std::printf(format, args...);  // NOLINT(cppcoreguidelines-pro-type-vararg)
   };
   const std::string &pa = cmd.args.positional[0], &pb = cmd.args.positional[1];
-  const auto a = cli::open_model(pa);
-  if (!a) return 2;
-  const auto b = cli::open_model(pb);
-  if (!b) return 2;
+  side sa, sb;
+  if (!sa.open(pa) || !sb.open(pb)) return 2;
+  side* const a = &sa;
+  side* const b = &sb;
 
   std::uint64_t keys_differ = 0, tensors_differ = 0, tensors_same = 0;
   if (layout) {
-    const gguf::mapped_gguf &fa = a->shard(0), &fb = b->shard(0);
+    const gguf::file &fa = a->first_shard(), &fb = b->first_shard();
     if (fa.version() != fb.version()) say("~ version: %u -> %u\n", fa.version(), fb.version()), ++keys_differ;
     if (fa.alignment() != fb.alignment()) {
       say("~ alignment: %" PRIu64 " -> %" PRIu64 "\n", std::uint64_t{fa.alignment()}, std::uint64_t{fb.alignment()});
@@ -103,7 +174,11 @@ int main(int argc, char** argv) {
       ++tensors_differ;
       continue;
     }
-    const auto c = gguf::compare_tensors(t, *o);
+    std::optional<gguf::tensor_info> da = a->with_data(t);
+    if (!da) return 2;
+    std::optional<gguf::tensor_info> db = b->with_data(*o);
+    if (!db) return 2;
+    const auto c = gguf::compare_tensors(*da, *db);
     if (!c) return cli::fail("%s: %s", name.c_str(), gguf::to_string(c.error()).c_str()) + 1;
     const bool moved = layout && (i >= tb.size() || tb[i].name != t.name);
     if (c->same_bytes || (c->same_shape && c->differing == 0 && c->same_type)) {

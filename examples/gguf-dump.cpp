@@ -23,12 +23,13 @@
 #endif
 
 #include "cli.hpp"
+#include "remote.hpp"
 #include "gguf_json.hpp"
 
 namespace {
 
 constexpr cli::tool tool{
-    "gguf-dump", "gguf-dump [--json] [--model] FILE|-",
+    "gguf-dump", "gguf-dump [--json] [--model] FILE|URL|-",
     "Prints a GGUF file: its header (version, byte order, alignment, where the data starts), every\n"
     "metadata key with its type and a preview of its value, and every tensor with its type, shape\n"
     "(innermost dimension first, as stored), offset and size.\n"
@@ -44,10 +45,12 @@ constexpr cli::tool tool{
     "  --help     this text\n"
     "  --version  the tool's version\n"
     "\n"
+    "An http:// or https:// URL is read by range requests up to the end of the tensor infos (the first\n"
+    "2 MiB, then the rest of a longer header), not the whole file; with --model, every shard's (a bearer\n"
+    "token from HF_TOKEN; GGUF_HTTP_TIMEOUT: how many seconds a server may stay silent, 30).\n"
     "FILE '-' reads standard input up to the end of the tensor infos and no further (the tensor data is\n"
-    "not read): `curl -r 0-8388607 URL | gguf-dump -` shows a remote model. When standard input is a\n"
-    "regular file its size is known and tensors are checked to lie within it, as for FILE; from a pipe\n"
-    "they cannot be.\n"
+    "not read). When standard input is a regular file its size is known and tensors are checked to lie\n"
+    "within it, as for FILE; from a pipe they cannot be.\n"
     "\n"
     "Exit status: 0 success; 1 a file that cannot be read or is not valid GGUF (one line on stderr\n"
     "starting with 'error:', with the byte offset and the likely cause of the damage); 2 usage errors.\n"};
@@ -128,16 +131,27 @@ void print_summary(const char* path, const gguf::file& f, bool with_tensors = tr
   }
 }
 
+// Where shard k of a model came from, and its size: a mapped model's path, a model read from URLs' file name.
+std::string shard_label(const gguf::model& m, std::size_t k) { return m.shard_path(k).string(); }
+std::uint64_t shard_size(const gguf::model& m, std::size_t k) { return m.shard(k).bytes().size(); }
+#if GGUF_TOOLS_HTTP
+std::string shard_label(const gguf::model_header& m, std::size_t k) { return m.shard_name(k); }
+std::uint64_t shard_size(const gguf::model_header& m, std::size_t k) { return m.file_size(k); }
+#endif
+
 // A model's summary: its shards, then the first shard's header and metadata, then every tensor.
-void print_model(const char* path, const gguf::model& m) {
+template <class Model>
+void print_model(const char* path, const Model& m) {
+  std::uint64_t bytes = 0;
+  for (std::size_t k = 0; k < m.n_shards(); ++k) bytes += shard_size(m, k);
   std::printf("%s: %zu shard%s, %zu tensors, %" PRIu64 " bytes\n", path, m.n_shards(), m.n_shards() == 1 ? "" : "s",
-              m.tensors().size(), m.file_bytes());
+              m.tensors().size(), bytes);
   for (std::size_t k = 0; k < m.n_shards(); ++k) {
-    std::printf("  shard %zu: %s, %zu tensors, %zu bytes\n", k, m.shard_path(k).string().c_str(),
-                m.shard(k).tensors().size(), m.shard(k).bytes().size());
+    std::printf("  shard %zu: %s, %zu tensors, %" PRIu64 " bytes\n", k, shard_label(m, k).c_str(),
+                m.shard(k).tensors().size(), shard_size(m, k));
   }
   std::printf("\n");
-  print_summary(m.shard_path(0).string().c_str(), m.shard(0).info(), false);
+  print_summary(shard_label(m, 0).c_str(), m.shard(0).info(), false);
   std::printf("\ntensors: %zu\n", m.tensors().size());
   if (!m.tensors().empty()) {
     std::printf("  %-40s %-8s %-26s %5s %14s %14s\n", "name", "type", "shape (ne0 first)", "shard", "offset", "bytes");
@@ -192,6 +206,29 @@ int main(int argc, char** argv) {
   if (path == "-") {
     if (cmd.args.has("--model")) return cli::usage_error(tool, "--model reads files: not standard input");
     return dump_stdin(json);
+  }
+  if (remote::is_url(path)) {
+#if GGUF_TOOLS_HTTP
+    if (cmd.args.has("--model")) {
+      const auto m = remote::open_model(path);
+      if (!m) return 1;
+      const std::string out = json ? gguf_json::to_json(*m) + "\n" : std::string();
+      if (json) std::fwrite(out.data(), 1, out.size(), stdout);
+      if (!json) print_model(path.c_str(), *m);
+      return std::fflush(stdout) == 0 ? 0 : 1;
+    }
+    const auto h = remote::open(path);
+    if (!h) return 1;
+    if (json) {
+      const std::string out = gguf_json::to_json(h->header.info()) + "\n";
+      std::fwrite(out.data(), 1, out.size(), stdout);
+    } else {
+      print_summary(path.c_str(), h->header.info());
+    }
+    return std::fflush(stdout) == 0 ? 0 : 1;
+#else
+    return remote::unsupported(path);
+#endif
   }
   if (cmd.args.has("--model")) {
     const auto m = cli::open_model(path);

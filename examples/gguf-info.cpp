@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "cli.hpp"
+#include "remote.hpp"
 #include "gguf_json.hpp"
 
 namespace {
@@ -25,7 +26,10 @@ constexpr cli::tool tool{
     "tensors' types as llama.cpp guesses it), tensor census per type with bits per weight, training\n"
     "context length, layers and heads, vocabulary size and tokenizer, whether it has a chat template, and\n"
     "the memory llama.cpp allocates for it: the weights plus the KV cache (and recurrent states) at a\n"
-    "context length. MODEL may be any shard of a split model (or the shards' name prefix).\n"
+    "context length. MODEL may be any shard of a split model (or the shards' name prefix), or the\n"
+    "http:// or https:// URL of a model or of any of its shards: its headers are read by range requests,\n"
+    "not the whole file (a bearer token from HF_TOKEN; GGUF_HTTP_TIMEOUT: how many seconds a server may\n"
+    "stay silent, 30).\n"
     "\n"
     "  --json              one JSON object instead (keys: see docs/FACTS.md); always has architecture,\n"
     "                      n_params, size_label, file_type, context_length, n_vocab, memory.weights and\n"
@@ -125,12 +129,34 @@ int main(int argc, char** argv) {
     if (std::string_view(o) != "--cache-type-k") opt.cache_type_v = *t;
   }
 
-  const auto m = cli::open_model(path);
-  if (!m) return 1;
-  const auto f = gguf::facts(m->metadata(), m->tensors());
+  // A local model is mapped; a URL's is read as headers (its tensors' data is not needed here).
+  std::optional<gguf::model> local;
+#if GGUF_TOOLS_HTTP
+  std::optional<gguf::model_header> remote_model;
+  if (remote::is_url(path)) {
+    remote_model = remote::open_model(path);
+    if (!remote_model) return 1;
+  } else
+#else
+  if (remote::is_url(path)) return remote::unsupported(path);
+#endif
+  {
+    local = cli::open_model(path);
+    if (!local) return 1;
+  }
+#if GGUF_TOOLS_HTTP
+  const gguf::metadata_table& md = local ? local->metadata() : remote_model->metadata();
+  const std::span<const gguf::tensor_info> tensors = local ? local->tensors() : remote_model->tensors();
+  const std::size_t n_shards = local ? local->n_shards() : remote_model->n_shards();
+#else
+  const gguf::metadata_table& md = local->metadata();
+  const std::span<const gguf::tensor_info> tensors = local->tensors();
+  const std::size_t n_shards = local->n_shards();
+#endif
+  const auto f = gguf::facts(md, tensors);
   if (!f) return cli::fail("%s: %s", path.c_str(), gguf::to_string(f.error()).c_str());
   const gguf::hparams& h = f->hp;
-  const auto mem = gguf::estimate_memory(h, m->tensors(), opt);
+  const auto mem = gguf::estimate_memory(h, tensors, opt);
   const gguf::size_notation label = f->label(), computed = gguf::size_label(f->params);
   const std::string_view ftype = f->file_type.ftype ? f->file_type.ftype->name : std::string_view("unknown");
   const std::uint32_t n_layer = h.block_count.value_or(0);
@@ -139,7 +165,7 @@ int main(int argc, char** argv) {
   if (a.has("--json")) {
     std::string out = "{\"file\":";
     gguf_json::append_string(out, path);
-    json_num(out, "shards", m->n_shards());
+    json_num(out, "shards", n_shards);
     out += ",\"architecture\":";
     gguf_json::append_string(out, h.architecture);
     json_opt(out, "name", h.name);
@@ -214,7 +240,7 @@ int main(int argc, char** argv) {
 
   const auto line = [](const char* key, const std::string& value) { std::printf("%-15s %s\n", key, value.c_str()); };
   const auto opt_str = [](const std::optional<std::string_view>& v) { return v ? std::string(*v) : std::string("-"); };
-  line("file:", path + (m->n_shards() > 1 ? " (" + std::to_string(m->n_shards()) + " shards)" : ""));
+  line("file:", path + (n_shards > 1 ? " (" + std::to_string(n_shards) + " shards)" : ""));
   line("name:", opt_str(h.name));
   line("architecture:", h.architecture.empty() ? "-" : std::string(h.architecture));
   std::string size =

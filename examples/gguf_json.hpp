@@ -225,12 +225,15 @@ inline std::string to_json(const gguf::file& f) {
 }
 
 /**
- * A whole model, one file or shards (`gguf-dump --model --json`): the schema of one file for the first
+ * A whole model, one file or shards, mapped (`gguf::model`) or read as headers (`gguf::model_header`,
+ * from URLs) (`gguf-dump --model --json`): the schema of one file for the first
  * shard's header and metadata, every tensor of every shard with `"shard"` (its shard's number, from 0;
  * `"offset"` is relative to that shard's data section), and `"shards"`: `[{"file", "data_offset",
  * "tensors", "size"}, ...]`.
  */
-inline std::string to_json(const gguf::model& m) {
+template <class Model>
+requires requires(const Model& m) { m.shard_of(m.tensors()[0]); }
+std::string to_json(const Model& m) {
   std::string out;
   append_head(out, m.shard(0).info());  // the model's metadata is the first shard's
   bool first = true;
@@ -244,10 +247,18 @@ inline std::string to_json(const gguf::model& m) {
   for (std::size_t k = 0; k < m.n_shards(); ++k) {
     if (k) out += ", ";
     out += "{\"file\": ";
-    append_string(out, m.shard_path(k).filename().string());
+    if constexpr (requires { m.shard_path(k); }) {
+      append_string(out, m.shard_path(k).filename().string());
+    } else {
+      append_string(out, m.shard_name(k));
+    }
     out += ", \"data_offset\": " + std::to_string(m.shard(k).data_offset());
     out += ", \"tensors\": " + std::to_string(m.shard(k).tensors().size());
-    out += ", \"size\": " + std::to_string(m.shard(k).bytes().size()) + "}";
+    if constexpr (requires { m.shard_path(k); }) {
+      out += ", \"size\": " + std::to_string(m.shard(k).bytes().size()) + "}";
+    } else {
+      out += ", \"size\": " + std::to_string(m.file_size(k)) + "}";
+    }
   }
   out += "]}";
   return out;

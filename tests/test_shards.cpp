@@ -5,12 +5,18 @@
 #include <gguf/dequantize.hpp>
 #include <gguf/model.hpp>
 #include <gguf/print.hpp>
+#include <gguf/shard_set.hpp>
 #include <gguf/split.hpp>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -315,6 +321,79 @@ TEST_CASE("open_model: a shard set that is not one model is refused, naming the 
     check_model(other[1], 2);  // by a shard's name there is no doubt
     refused(dir / "nothing", errc::io_error, "no shards named after it either: 'nothing'");
   }
+}
+
+namespace {
+
+// The files of `dir` as byte sources: what read_model_header is given for a set that is not mapped (a
+// pipe, HTTP range requests); every read is counted.
+struct directory_sources {
+  fs::path dir;
+  std::size_t reads = 0;
+
+  gguf::result<gguf::sized_source<std::function<std::size_t(std::uint64_t, std::span<std::byte>)>>> operator()(
+      std::string_view name) {
+    const fs::path p = dir / std::string(name);
+    std::error_code ec;
+    const std::uintmax_t size = fs::file_size(p, ec);
+    if (ec) return gguf::error{errc::io_error, "cannot open"}.os(ENOENT);
+    auto bytes = std::make_shared<std::vector<std::byte>>(test::read_file(p));
+    return gguf::sized_source<std::function<std::size_t(std::uint64_t, std::span<std::byte>)>>{
+        [this, bytes](std::uint64_t at, std::span<std::byte> out) {
+          ++reads;
+          const std::size_t n =
+              at >= bytes->size() ? 0 : std::min(out.size(), bytes->size() - static_cast<std::size_t>(at));
+          if (n) std::memcpy(out.data(), bytes->data() + at, n);
+          return n;
+        },
+        size};
+  }
+};
+
+}  // namespace
+
+TEST_CASE("read_model_header: a shard set read through byte sources is the model open_model maps") {
+  const fs::path dir = fresh_dir("sources");
+  const fs::path file = write_model(dir);
+  const auto shards = split(file, dir / "m", 3);
+  for (const fs::path& given : {shards[0], shards[2], file}) {
+    CAPTURE(given.filename().string());
+    directory_sources src{dir};
+    gguf::read_header_options opt;
+    opt.first_read = 64;  // several reads a shard
+    const auto h = gguf::read_model_header(given.filename().string(), src, opt);
+    REQUIRE_MESSAGE(h, gguf::to_string(h.error()));
+    const auto m = gguf::open_model(given);
+    REQUIRE(m);
+    REQUIRE(h->n_shards() == m->n_shards());
+    CHECK(h->metadata().size() == m->metadata().size());
+    CHECK(h->reads() == src.reads);
+    REQUIRE(h->tensors().size() == m->tensors().size());
+    for (std::size_t i = 0; i < m->tensors().size(); ++i) {
+      const gguf::tensor_info& a = h->tensors()[i];
+      const gguf::tensor_info& b = m->tensors()[i];
+      CHECK(a.name == b.name);
+      CHECK(a.type == b.type);
+      CHECK(a.n_elements == b.n_elements);
+      CHECK(a.offset == b.offset);
+      CHECK(h->shard_of(a) == m->shard_of(b));
+      CHECK(h->find_tensor(b.name) == &a);
+    }
+    for (std::size_t k = 0; k < h->n_shards(); ++k) CHECK(h->shard_name(k) == m->shard_path(k).filename().string());
+  }
+  // Refused as open_model refuses, naming the shard.
+  fs::remove(shards[2]);
+  directory_sources src{dir};
+  const auto missing = gguf::read_model_header(shards[0].filename().string(), src);
+  REQUIRE(!missing);
+  CHECK(missing.error().code == errc::io_error);
+  CHECK(gguf::to_string(missing.error()).find("a shard of the model is missing: 'm-00003-of-00004.gguf'") !=
+        std::string::npos);
+  test::copy_file(shards[1], shards[2]);
+  const auto duplicate = gguf::read_model_header(shards[3].filename().string(), src);
+  REQUIRE(!duplicate);
+  CHECK(duplicate.error().code == errc::bad_shards);
+  CHECK(gguf::to_string(duplicate.error()).find("'m-00003-of-00004.gguf'") != std::string::npos);
 }
 
 TEST_CASE("merge: llama.cpp's layout keeps split.no and split.tensors.count, split.count 0 last, or the original") {

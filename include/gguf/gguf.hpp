@@ -33,6 +33,7 @@
 #include "gguf/platform/paths.hpp"
 #include "gguf/open.hpp"
 #include "gguf/model.hpp"
+#include "gguf/shard_set.hpp"
 #include "gguf/read_header.hpp"
 #include "gguf/save.hpp"
 #include "gguf/split.hpp"

@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "gguf/format/name_index.hpp"
 #include "gguf/format/shards.hpp"
 #include "gguf/open.hpp"
 #include "gguf/platform/paths.hpp"
+#include "gguf/shard_set.hpp"
 #include "gguf/split_journal.hpp"
 
 /**
@@ -27,20 +27,6 @@
  */
 
 GGUF_BEGIN_NAMESPACE
-
-namespace detail {
-
-/// `e` about shard `name` (its file name; "name: subject" when `e` already names a key or tensor).
-inline error in_shard(error e, std::string_view name) {
-  const std::string_view subject = e.subject();
-  if (subject.empty()) return e.about_file(name);
-  std::string s(name);
-  s += ": ";
-  s += subject;
-  return e.about_file(s);
-}
-
-}  // namespace detail
 
 class model;
 /// Its views point into the object: no `->` on a temporary `result<model>` (declared before any use of
@@ -57,73 +43,31 @@ inline constexpr bool hands_out_views<model> = true;
  * Like `mapped_gguf`, it owns the mappings (moving it is safe), and every accessor that returns a view is
  * deleted on temporaries.
  */
-class model {
+class model : public detail::model_accessors<model> {
  public:
-  /** The number of files: 1 for a model in one file. */
-  std::size_t n_shards() const noexcept { return shards_.size(); }
-
   /**
    * Shard `k` (from 0), parsed and mapped: its own metadata (only the first has the model's), tensors
    * and bytes.
    */
-  const mapped_gguf& shard(std::size_t k) const& noexcept { return shards_[k].gguf; }
+  const mapped_gguf& shard(std::size_t k) const& noexcept { return set_.members()[k].file; }
   const mapped_gguf& shard(std::size_t k) const&& = delete;  ///< would dangle: keep the model in a variable
   /** The path of shard `k`. */
-  const std::filesystem::path& shard_path(std::size_t k) const& noexcept { return shards_[k].path; }
+  const std::filesystem::path& shard_path(std::size_t k) const& noexcept { return set_.members()[k].id; }
   const std::filesystem::path& shard_path(std::size_t k) const&& = delete;  ///< would dangle
-
-  /** The model's metadata: the first shard's (with its split keys, when it has them). */
-  const metadata_table& metadata() const& noexcept { return shards_.front().gguf.metadata(); }
-  const metadata_table& metadata() const&& = delete;  ///< would dangle
-
-  /** Every tensor of every shard, shard by shard in file order; `data` points into its shard. */
-  std::span<const tensor_info> tensors() const& noexcept {
-    return shards_.size() == 1 ? shards_.front().gguf.tensors() : std::span<const tensor_info>(tensors_);
-  }
-  std::span<const tensor_info> tensors() const&& = delete;  ///< would dangle
-
-  /**
-   * The tensor with this name, in whichever shard it is.
-   * @return the tensor info, or nullptr when there is none
-   */
-  const tensor_info* find_tensor(std::string_view name) const& noexcept {
-    if (shards_.size() == 1) return shards_.front().gguf.find_tensor(name);
-    const std::size_t i = by_name_.find(name, [this](std::size_t k) { return tensors_[k].name; });
-    return i == detail::name_index::npos ? nullptr : &tensors_[i];
-  }
-  const tensor_info* find_tensor(std::string_view name) const&& = delete;  ///< would dangle
-
-  /**
-   * The shard holding a tensor of `tensors()`.
-   * @param t a tensor of this model's `tensors()`
-   * @return its shard's number, from 0; `n_shards()` for a tensor of another model
-   */
-  std::size_t shard_of(const tensor_info& t) const noexcept {
-    const std::span<const tensor_info> all = tensors();
-    if (all.empty() || &t < all.data() || &t >= all.data() + all.size()) return n_shards();
-    if (shards_.size() == 1) return 0;
-    const auto i = static_cast<std::size_t>(&t - all.data());
-    return static_cast<std::size_t>(std::upper_bound(first_.begin(), first_.end(), i) - first_.begin()) - 1;
-  }
 
   /** The total size of the files, in bytes. */
   std::uint64_t file_bytes() const noexcept {
     std::uint64_t n = 0;
-    for (const shard_file& s : shards_) n += s.gguf.bytes().size();
+    for (const auto& s : set_.members()) n += s.file.bytes().size();
     return n;
   }
 
  private:
   friend result<model> open_model(const std::filesystem::path& path, const parse_options& opt);
-  struct shard_file {
-    std::filesystem::path path;
-    mapped_gguf gguf;
-  };
-  model() = default;
-  std::vector<shard_file> shards_;
-  std::vector<tensor_info> tensors_;  // every shard's, when there are several
-  std::vector<std::size_t> first_;    // where each shard's tensors start in tensors_
-  detail::name_index by_name_;
+  friend class detail::model_accessors<model>;
+  using shards = detail::shard_set<mapped_gguf, std::filesystem::path>;
+  explicit model(shards&& s) noexcept : set_(std::move(s)) {}
+  shards set_;
 };
 
 /**
@@ -211,79 +155,15 @@ inline result<model> open_model(const std::filesystem::path& path, const parse_o
 
   auto g = open(given, opt);
   if (!g) return parse_shard_name(given_name) ? detail::in_shard(g.error(), given_name) : g.error();
-  auto keys = read_split_keys(g->metadata());
-  if (!keys) return detail::in_shard(keys.error(), given_name);
-
-  model m;
-  if (!keys->count || *keys->count <= 1) {  // one file: no split.count, a merged file's 0, or 1 of 1
-    if (keys->tensors_count && static_cast<std::uint64_t>(*keys->tensors_count) != g->tensors().size()) {
-      return error{errc::bad_shards, "split.tensors.count differs from the tensors in the file"}.about_file(given_name);
-    }
-    m.shards_.push_back({given, std::move(*g)});
-    return m;
-  }
-
-  // A shard: its name must say where it belongs.
-  const std::uint32_t n = *keys->count;
-  const auto parts = parse_shard_name(given_name);
-  if (!parts) {
-    return error{errc::bad_shards, "a shard's name must end in -0000k-of-0000n.gguf to find the others"}.about_file(
-        given_name);
-  }
-  if (parts->count != n) {
-    return error{errc::bad_shards, "split.count differs from the shard count in the file name"}.about_file(given_name);
-  }
   const fs::path dir = given.parent_path();
-  m.shards_.reserve(n);
-  for (std::uint32_t k = 0; k < n; ++k) {
-    const std::string name = shard_name(parts->prefix, k, n);
+  auto set = model::shards::assemble(given, given_name, std::move(*g), [&](const std::string& name) {
     fs::path p = dir / detail::utf8_path(name);
-    result<mapped_gguf> s = k == parts->index ? result<mapped_gguf>(std::move(*g)) : open(p, opt);
-    if (!s) {
-      error e = s.error();
-      if (e.code == errc::io_error && e.os_code == ENOENT) e.detail = "a shard of the model is missing";
-      if (e.code == errc::io_error) return e.about_file(name);
-      return detail::in_shard(e, name);
-    }
-    auto k_keys = read_split_keys(s->metadata());
-    if (!k_keys) return detail::in_shard(k_keys.error(), name);
-    if (!k_keys->no) return error{errc::bad_shards, "a shard has no split.no"}.about_file(name);
-    if (*k_keys->no != k) {
-      return error{errc::bad_shards, "split.no differs from the shard number in the file name"}.about_file(name);
-    }
-    if (!k_keys->count) return error{errc::bad_shards, "a shard has no split.count"}.about_file(name);
-    if (*k_keys->count != n) return error{errc::bad_shards, "split.count differs between shards"}.about_file(name);
-    if (k == 0 && !k_keys->tensors_count) {
-      return error{errc::bad_shards, "the first shard has no split.tensors.count"}.about_file(name);
-    }
-    if (k > 0 && k_keys->tensors_count &&
-        *k_keys->tensors_count != *m.shards_.front().gguf.metadata().get<std::int32_t>(split_keys::tensors_count)) {
-      return error{errc::bad_shards, "split.tensors.count differs between shards"}.about_file(name);
-    }
-    m.shards_.push_back({std::move(p), std::move(*s)});
-  }
-
-  // One tensor index across the shards.
-  std::size_t total = 0;
-  for (const auto& s : m.shards_) total += s.gguf.tensors().size();
-  m.tensors_.reserve(total);
-  m.first_.reserve(n);
-  for (const auto& s : m.shards_) {
-    m.first_.push_back(m.tensors_.size());
-    m.tensors_.insert(m.tensors_.end(), s.gguf.tensors().begin(), s.gguf.tensors().end());
-  }
-  const std::size_t dup = m.by_name_.build(total, [&](std::size_t i) { return m.tensors_[i].name; });
-  if (dup != detail::name_index::npos) {
-    const std::string name = detail::path_utf8(m.shards_[m.shard_of(m.tensors_[dup])].path.filename());
-    return detail::in_shard(error{errc::duplicate_tensor, "a tensor is in two shards"}.about(m.tensors_[dup].name),
-                            name);
-  }
-  const std::int32_t declared = *m.shards_.front().gguf.metadata().get<std::int32_t>(split_keys::tensors_count);
-  if (declared < 0 || static_cast<std::uint64_t>(declared) != total) {
-    return error{errc::bad_shards, "split.tensors.count differs from the tensors in the shards"}.about_file(
-        detail::path_utf8(m.shards_.front().path.filename()));
-  }
-  return m;
+    auto s = open(p, opt);
+    if (!s) return result<model::shards::member>(s.error());
+    return result<model::shards::member>(model::shards::member{std::move(p), std::move(*s)});
+  });
+  if (!set) return set.error();
+  return model(std::move(*set));
 }
 
 GGUF_END_NAMESPACE

@@ -34,6 +34,10 @@ struct read_header_options {
   /// The first read's size: most headers fit in 2 MiB (all 12 vocabularies of the test corpus but the
   /// two of more than 2 MiB, which take a second read), as \@huggingface/gguf also assumes.
   std::size_t first_read = std::size_t{2} << 20;
+  /// After the first read, each read asks for what the parser needs, and at least as much again as is
+  /// held, or this much more when that is less: a source that pays per byte (HTTP) keeps what it reads
+  /// past the header small.
+  std::size_t max_step = SIZE_MAX;
   /// The parser's limits (`max_metadata_bytes` also bounds how much is read).
   parse_options parse;
 };
@@ -74,7 +78,8 @@ class header_buffer : public detail::file_accessors<header_buffer> {
 /**
  * Reads and parses the header of a GGUF file from a source of bytes, a read at a time: first
  * `first_read` bytes, then, while the parse asks for more (`parse_prefix`), at least what it asks for
- * and at least twice what is held. Stops as soon as the header is complete: tensor data is not read.
+ * and at least as much again as is held, or `max_step` more when that is less. Stops as soon as the
+ * header is complete: tensor data is not read.
  *
  * @param read      the source: called as `read(offset, buffer)` with consecutive offsets from 0, it
  *                  fills the start of `buffer` with the file's bytes at `offset` and returns how many
@@ -124,7 +129,8 @@ result<header_buffer> read_header(Read&& read, std::uint64_t file_size, const re
     if (ended) {
       return error{errc::truncated, f.error().offset, "the source ends before the header does"}.needs(f.error().needed);
     }
-    want = std::max<std::uint64_t>(f.error().needed, std::uint64_t{2} * have);
+    const std::uint64_t step = std::min<std::uint64_t>(have, opt.max_step);
+    want = std::max<std::uint64_t>(f.error().needed, have + std::max<std::uint64_t>(step, 1));
   }
 }
 
