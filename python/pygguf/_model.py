@@ -9,6 +9,7 @@ from typing import Any, Union
 import numpy as np
 
 from . import _core
+from ._args import integer
 from ._tokenizer import Tokenizer
 from ._types import GGMLType, ValueType
 
@@ -118,10 +119,10 @@ class Tensor:
         Args:
             dtype: ``numpy.float32``, ``numpy.float16`` (each value rounded to nearest even), or
                 ``"bfloat16"`` (bf16 bits in a uint16 array).
-            out: an array to write into (C-contiguous, writeable, of that dtype and ``n_elements``
-                elements); a new one of ``numpy_shape`` when ``None``.
-            threads: how many threads (the calling one included); all cores when ``None``. Small
-                tensors use one.
+            out: an array to write into (C-contiguous, writeable, of that dtype in the native byte
+                order, of ``n_elements`` elements); a new one of ``numpy_shape`` when ``None``.
+            threads: how many threads (the calling one included), at least 1 (more than 1024 count as
+                1024); all cores when ``None``. Small tensors use one.
         Returns:
             ``out``, or the new array.
         """
@@ -129,7 +130,11 @@ class Tensor:
 
     def rows(self, first: int, last: int, dtype: DType = np.float32, out: np.ndarray | None = None) -> np.ndarray:
         """Rows ``first`` to ``last`` (excluded) of the tensor seen as ``n_rows`` rows of ``shape[0]``
-        values, dequantized: an array of shape ``(last - first, shape[0])``."""
+        values, dequantized: an array of shape ``(last - first, shape[0])``.
+
+        Raises:
+            IndexError: unless ``0 <= first <= last <= n_rows``.
+        """
         return self._source.dequantize(self._index, dtype, out, 1, first, last)
 
     def torch(self, dtype: Any = None, threads: int | None = None) -> Any:
@@ -181,6 +186,7 @@ class Tensors(Mapping):
     def at(self, index: int) -> Tensor:
         """The tensor at position ``index`` in file order."""
         n = len(self)
+        index = integer(index, "index")
         if index < 0:
             index += n
         if not 0 <= index < n:
@@ -287,11 +293,14 @@ def open(source: PathLike | bytes | bytearray | memoryview | Any, *, limits: dic
 
     Args:
         source: a path (``str`` or ``os.PathLike``): a file, any shard of a set (``m-00002-of-00003.gguf``
-            opens all three), or a set's prefix; or any object with the buffer protocol (``bytes``, a
-            read-only ``mmap``, a numpy array), parsed in place when it is read-only and copied first
-            when it is writable.
-        limits: the parser's limits (``max_depth``, ``max_string_length``, ``max_array_length``,
-            ``max_metadata_bytes``), for files from strangers.
+            opens all three), or a set's prefix; or any object with the buffer protocol. A buffer is
+            parsed in place (no copy) when its bytes cannot change: ``bytes``, an ``mmap`` made with
+            ``ACCESS_READ`` (which cannot then be closed while the model or a view lives), or a
+            memoryview or numpy array over one of those (``numpy.memmap(path, mode="r")``). Any other
+            buffer is copied first, read-only views of writable memory included
+            (``memoryview(bytearray).toreadonly()``).
+        limits: the parser's limits (``max_depth``, up to 2**32 - 1; ``max_string_length``,
+            ``max_array_length``, ``max_metadata_bytes``, up to 2**64 - 1), for files from strangers.
     Raises:
         GGUFError: a file that breaks the format (with its byte offset).
         OSError: a file that cannot be opened or mapped.

@@ -55,6 +55,7 @@ from typing import Any, Union
 import numpy as np
 
 from . import _core
+from ._args import integer
 from ._model import Metadata, Model, Tensor
 from ._types import GGMLType
 
@@ -113,7 +114,7 @@ def _tensor_entry(name: str, t: Any) -> tuple[str, int, Any, list[int], str]:
         type_, data, shape = t
         if isinstance(type_, str):
             type_ = GGMLType.from_name(type_)
-        return name, int(type_), data, [int(d) for d in shape], "little"
+        return name, int(type_), data, [integer(d, f"{name}: shape[{k}]", 0) for k, d in enumerate(shape)], "little"
     a = np.asarray(t)
     if a.dtype.newbyteorder("=") not in _TENSOR_TYPES:
         raise TypeError(
@@ -223,16 +224,19 @@ def edit(
     )
 
 
+_U64_MAX = (1 << 64) - 1
+
+
 def _size_of(max_size: int | str) -> int:
     if isinstance(max_size, str):
         s = max_size.strip()
         if len(s) < 2 or s[-1] not in "MG" or not s[:-1].isdigit() or int(s[:-1]) == 0:
             raise ValueError(f"max_size is a byte count or a size like '500M' or '4G', not {max_size!r}")
-        return int(s[:-1]) * (1_000_000_000 if s[-1] == "G" else 1_000_000)
-    n = int(max_size)
-    if n < 1:
-        raise ValueError("max_size must be at least 1 byte")
-    return n
+        n = int(s[:-1]) * (1_000_000_000 if s[-1] == "G" else 1_000_000)
+        if n > _U64_MAX:
+            raise ValueError(f"max_size must be at most {_U64_MAX} bytes, not {max_size!r}")
+        return n
+    return integer(max_size, "max_size", 1, _U64_MAX)
 
 
 def split(
@@ -267,9 +271,7 @@ def split(
     """
     if max_tensors is not None and max_size is not None:
         raise ValueError("either max_tensors or max_size, not both")
-    n_tensors = 128 if max_tensors is None else int(max_tensors)
-    if not 1 <= n_tensors <= 0xFFFFFFFF:
-        raise ValueError("max_tensors must be at least 1")
+    n_tensors = 128 if max_tensors is None else integer(max_tensors, "max_tensors", 1, 0xFFFFFFFF)
     n_bytes = 0 if max_size is None else _size_of(max_size)
     return _core.split(_source_of(src), os.fspath(out_prefix), n_tensors, n_bytes, bool(no_tensor_first_split))
 
@@ -335,8 +337,8 @@ def quantize_model(
         imatrix: an importance matrix file (llama-imatrix's GGUF or legacy ``.dat``); recorded under
             ``quantize.imatrix.*`` as llama-quantize records it (``quantize.imatrix.file`` is the path as
             given here). IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS and Q2_K_S need one.
-        threads: threads converting, the calling one included (the bytes do not depend on it); every
-            core when ``None``.
+        threads: threads converting, the calling one included (the bytes do not depend on it), at
+            least 1 (more than 1024 count as 1024); every core when ``None``.
         progress: called as ``progress(done, total, name)`` after each tensor is written, in file order
             (``done`` from 1 to ``total``; ``name`` the tensor just written), from the calling thread
             with the GIL held. An exception it raises stops the work: nothing is written, and the
@@ -355,13 +357,12 @@ def quantize_model(
     """
     if progress is not None and not callable(progress):
         raise TypeError("progress must be callable as progress(done, total, name)")
-    n_threads = 0 if threads is None else int(threads)
-    if threads is not None and not 1 <= n_threads <= 1024:
-        raise ValueError("threads must be from 1 to 1024")
+    # as everywhere: at least 1, and a larger count than is useful means every useful thread
+    n_threads = 0 if threads is None else min(integer(threads, "threads", 1), 1024)
     _core.quantize_model(
         _source_of(src),
         os.fspath(dst),
-        ftype if isinstance(ftype, str) else int(ftype),
+        ftype if isinstance(ftype, str) else integer(ftype, "ftype"),
         None if imatrix is None else os.fspath(imatrix),
         "" if imatrix is None else os.fspath(imatrix),
         n_threads,
@@ -407,9 +408,8 @@ def facts(
         OSError: a file that cannot be read.
         ValueError: an unknown cache type, a context or ubatch outside 1 to 2**31.
     """
-    for name, v in (("context", context), ("ubatch", ubatch)):
-        if v is not None and not 1 <= int(v) <= 1 << 31:
-            raise ValueError(f"{name} must be from 1 to 2**31")
+    n_context = 0 if context is None else integer(context, "context", 1, 1 << 31)
+    n_ubatch = integer(ubatch, "ubatch", 1, 1 << 31)
     k = cache_type_k or cache_type or "f16"
     v = cache_type_v or cache_type or "f16"
     if isinstance(model, Model):
@@ -418,4 +418,4 @@ def facts(
     else:
         src = _source_of(model)
         file = src
-    return _core.facts(src, file, 0 if context is None else int(context), k, v, bool(swa_full), int(ubatch))
+    return _core.facts(src, file, n_context, k, v, bool(swa_full), n_ubatch)

@@ -1,6 +1,7 @@
 // pygguf._core: dequantize and quantize raw blocks, and the table of ggml types.
 #include <algorithm>
-#include <thread>
+#include <bit>
+#include <limits>
 #include <vector>
 
 #include "core.hpp"
@@ -8,13 +9,6 @@
 
 namespace pygguf {
 namespace {
-
-unsigned threads_of(const py::object& threads) {
-  if (threads.is_none()) return std::max(1u, std::thread::hardware_concurrency());
-  const long n = threads.cast<long>();
-  if (n < 1) throw py::value_error("threads must be at least 1");
-  return static_cast<unsigned>(std::min<long>(n, 1024));
-}
 
 // Runs f(first, last) over [0, n) split in up to `threads` parts of at least `min_part`, the calling
 // thread included; the first failure wins.
@@ -33,6 +27,43 @@ gguf::result<void> parallel_ranges(std::uint64_t n, unsigned threads, std::uint6
   return {};
 }
 
+// numpy's shape (ne0 last) of `shape_`, given in ggml's order (ne0 first): None (one dimension), an int
+// or an iterable of ints, each from 0 to the largest Py_ssize_t, holding `n` elements.
+std::vector<py::ssize_t> shape_of(const py::object& shape_, std::uint64_t n) {
+  if (shape_.is_none()) return {static_cast<py::ssize_t>(n)};
+  const py::list dims = PyIndex_Check(shape_.ptr()) ? py::list(py::make_tuple(shape_)) : py::list(shape_);
+  std::vector<py::ssize_t> shape;
+  std::uint64_t count = 1;
+  bool overflow = false, zero = false;
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    const auto d = static_cast<std::uint64_t>(int_arg(dims[k], "shape[" + std::to_string(k) + "]", 0, PY_SSIZE_T_MAX));
+    shape.insert(shape.begin(), static_cast<py::ssize_t>(d));
+    zero = zero || d == 0;
+    if (d != 0 && count > std::numeric_limits<std::uint64_t>::max() / d) overflow = true;
+    count *= d;
+  }
+  if (zero) count = 0, overflow = false;
+  if (overflow || count != n) {
+    // the exact product, however large (a wrapped one could even match)
+    const py::object product = py::module_::import("math").attr("prod")(dims);
+    throw py::value_error("shape " + py::repr(py::tuple(dims)).cast<std::string>() + " has " + int_text(product) +
+                          " elements, the bytes hold " + std::to_string(n));
+  }
+  return shape;
+}
+
+// Refuses a numpy array of multi-byte items in the non-native byte order when the bytes are to be read in
+// the native one: a '>f2' array read as little-endian would give wrong values. (A native array with
+// byte_order='big' is left alone: its bytes may well be a big-endian file's, read into a typed array.)
+void check_order(const py::object& raw, std::endian order) {
+  if (!py::isinstance<py::array>(raw) || order != std::endian::native) return;
+  const py::dtype d = py::reinterpret_borrow<py::array>(raw).dtype();
+  if (d.itemsize() < 2 || d.attr("isnative").cast<bool>()) return;
+  throw py::value_error("raw is an array of dtype '" + py::str(d.attr("str")).cast<std::string>() +
+                        "' but byte_order is '" + (order == std::endian::big ? "big" : "little") +
+                        "': pass byte_order='" + (order == std::endian::big ? "little" : "big") + "'");
+}
+
 // pygguf.dequantize(raw, type, shape, dtype, out, threads): `shape` in ggml's order (ne0 first); the
 // result in numpy's (ne0 last).
 py::array dequantize(const py::object& raw, const py::handle& type_, const py::object& shape_, const py::object& dtype,
@@ -46,40 +77,16 @@ py::array dequantize(const py::object& raw, const py::handle& type_, const py::o
                           " blocks (" + std::to_string(tt.type_size) + " bytes each)");
   }
   const std::uint64_t n = src.size() / tt.type_size * tt.block_size;
-  std::vector<py::ssize_t> shape;
-  if (shape_.is_none()) {
-    shape = {static_cast<py::ssize_t>(n)};
-  } else {
-    std::uint64_t count = 1;
-    for (const py::handle d : shape_) {
-      const auto v = d.cast<long long>();
-      if (v < 0) throw py::value_error("a negative dimension");
-      shape.insert(shape.begin(), static_cast<py::ssize_t>(v));
-      count *= static_cast<std::uint64_t>(v);
-    }
-    if (count != n) {
-      throw py::value_error("shape has " + std::to_string(count) + " elements, the bytes hold " + std::to_string(n));
-    }
-  }
+  const std::vector<py::ssize_t> shape = shape_of(shape_, n);
   if (byte_order != "little" && byte_order != "big") throw py::value_error("byte_order is 'little' or 'big'");
   const std::endian order = byte_order == "big" ? std::endian::big : std::endian::little;
+  check_order(raw, order);
   const out_kind kind = to_out_kind(dtype);
-  py::array a;
-  if (out.is_none()) {
-    a = new_array(dtype_of(kind), shape, src.data(),
-                  type == gguf::ggml_type::f32 && kind == out_kind::f32 && order == std::endian::native);
-  } else {
-    a = py::reinterpret_borrow<py::array>(out);
-    if (!py::isinstance<py::array>(out) || !(a.flags() & py::array::c_style) || !a.writeable() ||
-        a.dtype().kind() != dtype_of(kind).kind() || a.dtype().itemsize() != dtype_of(kind).itemsize() ||
-        static_cast<std::uint64_t>(a.size()) != n) {
-      throw py::value_error("out must be a writeable C-contiguous array of " + std::to_string(n) + " " +
-                            py::str(dtype_of(kind)).cast<std::string>());
-    }
-  }
+  py::array a = output_array(kind, out, shape, n, src.data(),
+                             type == gguf::ggml_type::f32 && kind == out_kind::f32 && order == std::endian::native);
   const std::uint64_t blocks = src.size() / tt.type_size;
   void* dst = a.mutable_data();
-  const unsigned n_threads = threads_of(threads);
+  const unsigned n_threads = threads_arg(threads);
   gguf::result<void> r;
   {
     py::gil_scoped_release unlocked;
@@ -130,7 +137,7 @@ py::array quantize(const py::array& array_, const py::handle& type_, const py::o
   py::array_t<std::uint8_t> out(shape);
   const float* src = src_array.data();
   auto* dst = reinterpret_cast<std::byte*>(out.mutable_data());
-  const unsigned n_threads = threads_of(threads);
+  const unsigned n_threads = threads_arg(threads);
   gguf::result<void> r;
   {
     py::gil_scoped_release unlocked;

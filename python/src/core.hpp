@@ -24,15 +24,22 @@ namespace py = pybind11;
 
 /**
  * What a model's views point into: a model opened from a path (one file or a shard set, mapped), or a
- * parsed buffer the caller gave (kept alive and, when it was writable, copied first: a buffer that
- * changed under the parsed views could make them read out of bounds). Immutable once made; shared by
- * the model object, its tensors and every numpy view, so that a view outlives `close()` safely.
+ * parsed buffer the caller gave. The parser checks every length and offset once and the views trust
+ * them afterwards, so a buffer is parsed in place only when no one can change its bytes while it is
+ * held (`parse`); any other buffer is copied first. Immutable once made; shared by the model object,
+ * its tensors and every numpy view, so that a view outlives `close()` safely.
  */
 class source {
  public:
   /// Opens `path` (any shard of a set opens the set).
   static std::shared_ptr<source> open(const std::filesystem::path& path, const gguf::parse_options& opt);
-  /// Parses the bytes of `buffer` (any object with the buffer protocol).
+  /**
+   * Parses the bytes of `buffer` (any object with the buffer protocol). In place, without a copy, only
+   * when the bytes belong to an owner that cannot change while it is held (`immutable_owner`): `bytes`,
+   * an `mmap.mmap` made with ACCESS_READ, or a memoryview or numpy array over one of those. Anything
+   * else is copied first, read-only or not: a read-only view (`memoryview.toreadonly()`, a numpy array
+   * with `writeable=False`) says nothing about who else can write the memory under it.
+   */
   static std::shared_ptr<source> parse(const py::object& buffer, const gguf::parse_options& opt);
 
   source(const source&) = delete;
@@ -63,9 +70,11 @@ class source {
  private:
   source() = default;
   std::optional<gguf::model> model_;
-  Py_buffer buffer_{};
+  Py_buffer buffer_{};  // the caller's buffer, parsed in place
   bool has_buffer_ = false;
-  std::unique_ptr<std::byte[]> copy_;  // a writable buffer's bytes, copied
+  Py_buffer owner_{};  // an export of the buffer's immutable owner: an mmap cannot be closed under it
+  bool has_owner_ = false;
+  std::unique_ptr<std::byte[]> copy_;  // the bytes of a buffer that could change, copied
   std::optional<gguf::file> file_;
 };
 
@@ -148,6 +157,25 @@ T take(gguf::result<T>&& r, const std::string& path = {}) {
   if constexpr (!std::is_void_v<T>) return std::move(*r);
 }
 
+/**
+ * An integer argument (int, numpy integer, anything with `__index__`; not a float) as a Python int.
+ * @throws TypeError naming `name` for anything else
+ */
+py::object index_arg(const py::handle& o, const std::string& name);
+
+/// The decimal digits of a Python int, for messages (its size in bits when it is too long to print).
+std::string int_text(const py::handle& i);
+
+/// An integer argument from `lo` to `hi`: TypeError for a non-integer, ValueError naming `name` and the
+/// range for any value outside it, however large.
+long long int_arg(const py::handle& o, const std::string& name, long long lo, long long hi);
+
+/// An unsigned integer argument from 0 to `hi`, as `int_arg`.
+std::uint64_t uint_arg(const py::handle& o, const std::string& name, std::uint64_t hi);
+
+/// `threads=`: every core for None; else an integer of at least 1 (ValueError otherwise), capped at 1024.
+unsigned threads_arg(const py::handle& threads);
+
 /// A ggml type from an int, a GGMLType or a type name ("q4_K"); ValueError for anything else.
 gguf::ggml_type to_type(const py::handle& t);
 
@@ -155,6 +183,15 @@ gguf::ggml_type to_type(const py::handle& t);
 enum class out_kind { f32, f16, bf16 };
 out_kind to_out_kind(const py::handle& dtype);
 py::dtype dtype_of(out_kind k);
+
+/**
+ * The destination of a dequantization: `out` when given, checked (a numpy array, C-contiguous, writeable,
+ * of `n` elements, of the dtype of `kind` in the native byte order: the kernels write native values, so
+ * a '>f4' array would get wrong ones); else a `new_array` of `shape`.
+ * @throws TypeError for an `out` that is not a numpy array, ValueError for one that does not fit
+ */
+py::array output_array(out_kind kind, const py::object& out, std::vector<py::ssize_t> shape, std::uint64_t n,
+                       const void* source = nullptr, bool copy = false);
 
 /// Binds each part of the module (core_*.cpp).
 void bind_source(py::module_& m);     // source.cpp: Source, StringArray

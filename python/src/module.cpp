@@ -1,7 +1,10 @@
 // pygguf._core: the module, and the helpers every part shares (errors, types, numpy views).
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <thread>
 
 #include "core.hpp"
 
@@ -106,18 +109,81 @@ void raise(const gguf::error& e, const std::string& path) {
   throw py::error_already_set();
 }
 
+py::object index_arg(const py::handle& o, const std::string& name) {
+  // a float has no __index__, but say so before Python's generic message
+  if (PyFloat_Check(o.ptr()) || !PyIndex_Check(o.ptr())) {
+    throw py::type_error(name + " must be an integer, not " + Py_TYPE(o.ptr())->tp_name);
+  }
+  PyObject* i = PyNumber_Index(o.ptr());
+  if (!i) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(i);
+}
+
+std::string int_text(const py::handle& i) {
+  // str() refuses ints of more than sys.get_int_max_str_digits() digits (4300 by default)
+  PyObject* s = PyObject_Str(i.ptr());
+  if (s) return py::reinterpret_steal<py::str>(s).cast<std::string>();
+  PyErr_Clear();
+  return "an integer of " + py::str(i.attr("bit_length")()).cast<std::string>() + " bits";
+}
+
+namespace {
+
+// `i` (a Python int) as a long long, or nullopt when it does not fit.
+std::optional<long long> to_long_long(const py::handle& i) {
+  int overflow = 0;
+  const long long v = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  if (overflow != 0) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+long long int_arg(const py::handle& o, const std::string& name, long long lo, long long hi) {
+  const py::object i = index_arg(o, name);
+  const std::optional<long long> v = to_long_long(i);
+  if (!v || *v < lo || *v > hi) {
+    throw py::value_error(name + " must be from " + std::to_string(lo) + " to " + std::to_string(hi) + ", not " +
+                          int_text(i));
+  }
+  return *v;
+}
+
+std::uint64_t uint_arg(const py::handle& o, const std::string& name, std::uint64_t hi) {
+  const py::object i = index_arg(o, name);
+  const unsigned long long v = PyLong_AsUnsignedLongLong(i.ptr());  // OverflowError when negative or too large
+  const bool failed = v == static_cast<unsigned long long>(-1) && PyErr_Occurred();
+  if (failed) PyErr_Clear();
+  if (failed || v > hi) {
+    throw py::value_error(name + " must be from 0 to " + std::to_string(hi) + ", not " + int_text(i));
+  }
+  return v;
+}
+
+unsigned threads_arg(const py::handle& threads) {
+  if (threads.is_none()) return std::max(1u, std::thread::hardware_concurrency());
+  const py::object i = index_arg(threads, "threads");
+  const std::optional<long long> v = to_long_long(i);
+  const bool huge = !v && PyObject_RichCompareBool(i.ptr(), py::int_(0).ptr(), Py_GT) == 1;
+  if (!huge && (!v || *v < 1)) throw py::value_error("threads must be at least 1, not " + int_text(i));
+  // more threads than parts of the work are never started: any larger count means "as many as useful"
+  return huge ? 1024u : static_cast<unsigned>(std::min<long long>(*v, 1024));
+}
+
 gguf::ggml_type to_type(const py::handle& t) {
   if (py::isinstance<py::str>(t)) {
     const auto name = t.cast<std::string>();
     if (const auto t2 = gguf::type_from_name(name)) return *t2;
     throw py::value_error("unknown ggml type name: '" + name + "'");
   }
-  if (py::isinstance<py::int_>(t) || py::hasattr(t, "__index__")) {
-    const auto v = py::reinterpret_borrow<py::object>(t).attr("__index__")().cast<long long>();
-    if (v >= 0 && v <= 0xFFFFFFFFll) {
-      if (gguf::find_type(static_cast<std::uint32_t>(v))) return static_cast<gguf::ggml_type>(v);
+  if (!PyFloat_Check(t.ptr()) && PyIndex_Check(t.ptr())) {
+    const py::object i = index_arg(t, "a ggml type");
+    const std::optional<long long> v = to_long_long(i);
+    if (v && *v >= 0 && *v <= 0xFFFFFFFFll) {
+      if (gguf::find_type(static_cast<std::uint32_t>(*v))) return static_cast<gguf::ggml_type>(*v);
     }
-    throw py::value_error("unknown ggml type id: " + std::to_string(v));
+    throw py::value_error("unknown ggml type id: " + int_text(i));
   }
   throw py::type_error("a ggml type is an int, a pygguf.GGMLType or a name such as 'q4_K'");
 }
@@ -138,6 +204,32 @@ py::dtype dtype_of(out_kind k) {
     case out_kind::bf16: return py::dtype("uint16");
   }
   return py::dtype("float32");
+}
+
+py::array output_array(out_kind kind, const py::object& out, std::vector<py::ssize_t> shape, std::uint64_t n,
+                       const void* source, bool copy) {
+  if (out.is_none()) return new_array(dtype_of(kind), std::move(shape), source, copy);
+  if (!py::isinstance<py::array>(out)) {
+    throw py::type_error(std::string("out must be a numpy array, not ") + Py_TYPE(out.ptr())->tp_name);
+  }
+  py::array a = py::reinterpret_borrow<py::array>(out);
+  const py::dtype want = dtype_of(kind), got = a.dtype();
+  const auto text = [](const py::dtype& d) { return py::str(py::handle(d)).cast<std::string>(); };
+  if (got.kind() != want.kind() || got.itemsize() != want.itemsize()) {
+    throw py::value_error("out has dtype " + text(got) + ", not " + text(want));
+  }
+  if (!got.attr("isnative").cast<bool>()) {
+    throw py::value_error("out has dtype '" + got.attr("str").cast<std::string>() +
+                          "', not the native byte order the values are written in: give a " + text(want) +
+                          " array (and .astype() it afterwards)");
+  }
+  if (!(a.flags() & py::array::c_style) || !a.writeable()) {
+    throw py::value_error("out must be C-contiguous and writeable");
+  }
+  if (static_cast<std::uint64_t>(a.size()) != n) {
+    throw py::value_error("out has " + std::to_string(a.size()) + " elements, not " + std::to_string(n));
+  }
+  return a;
 }
 
 }  // namespace pygguf

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
-#include <thread>
+#include <limits>
 
 #include "core.hpp"
 
@@ -24,13 +24,72 @@ std::shared_ptr<source> source::open(const std::filesystem::path& path, const gg
   return s;
 }
 
+namespace {
+
+// mmap.mmap, looked up once and never released (as the core's GGUFError).
+PyObject* mmap_class() {
+  static PyObject* cls = py::object(py::module_::import("mmap").attr("mmap")).release().ptr();
+  return cls;
+}
+
+bool contains(const Py_buffer& outer, const void* start, std::size_t size) {
+  const auto* base = static_cast<const std::byte*>(outer.buf);
+  const auto* first = static_cast<const std::byte*>(start);
+  return first >= base && size <= static_cast<std::size_t>(outer.len) &&
+         static_cast<std::size_t>(first - base) <= static_cast<std::size_t>(outer.len) - size;
+}
+
+/**
+ * Whether `bytes` (the buffer `exporter` exports) lie in memory no one can write while `pin` is held; if so,
+ * `pin` is filled with an export of that memory's owner (release it when done). The owners that cannot
+ * change: a `bytes` object (immutable by the language), and an `mmap.mmap` made with ACCESS_READ (its
+ * pages are mapped read-only, and it cannot be closed or resized while an export of it exists; as for
+ * any mapped file, only a process writing the file itself changes it). The chain to the owner is
+ * followed through a memoryview's `obj` and a numpy array's `base`. Everything else can change: a
+ * bytearray, array.array or writable mmap; a numpy array that owns its memory (its `writeable` flag can
+ * be set back); a read-only view of any of these; and unknown exporters, whose promises cannot be
+ * checked. The memory found must hold `bytes` too: an exporter could hand out other memory than its
+ * owner's (a Python class with `__buffer__`).
+ */
+bool immutable_owner(const py::handle& exporter, std::span<const std::byte> bytes, Py_buffer& pin) {
+  py::object o = py::reinterpret_borrow<py::object>(exporter);
+  for (int depth = 0; !o.is_none() && depth < 64; ++depth) {
+    PyObject* p = o.ptr();
+    if (PyBytes_Check(p) || Py_TYPE(p) == reinterpret_cast<PyTypeObject*>(mmap_class())) {
+      if (PyObject_GetBuffer(p, &pin, PyBUF_SIMPLE) != 0) throw py::error_already_set();  // a closed mmap
+      if ((PyBytes_Check(p) || pin.readonly) && contains(pin, bytes.data(), bytes.size())) return true;
+      PyBuffer_Release(&pin);
+      return false;
+    }
+    if (PyMemoryView_Check(p)) {
+      // its exporter, None for memory a C extension wrapped; a released memoryview raises ValueError
+      PyObject* obj = PyObject_GetAttrString(p, "obj");
+      if (!obj) {
+        PyErr_Clear();
+        return false;
+      }
+      o = py::reinterpret_steal<py::object>(obj);
+    } else if (py::isinstance<py::array>(o)) {
+      PyObject* base = py::detail::array_proxy(p)->base;  // null: numpy's own memory
+      if (!base) return false;
+      o = py::reinterpret_borrow<py::object>(base);
+    } else {
+      return false;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 std::shared_ptr<source> source::parse(const py::object& buffer, const gguf::parse_options& opt) {
   std::shared_ptr<source> s(new source());
   if (PyObject_GetBuffer(buffer.ptr(), &s->buffer_, PyBUF_SIMPLE) != 0) throw py::error_already_set();
   s->has_buffer_ = true;
   std::span<const std::byte> bytes(static_cast<const std::byte*>(s->buffer_.buf),
                                    static_cast<std::size_t>(s->buffer_.len));
-  if (!s->buffer_.readonly) {  // it could change under the parsed views: parse a copy
+  s->has_owner_ = immutable_owner(buffer, bytes, s->owner_);
+  if (!s->has_owner_) {  // it could change under the parsed views: parse a copy
     s->copy_ = std::make_unique<std::byte[]>(bytes.size() ? bytes.size() : 1);
     if (!bytes.empty()) std::memcpy(s->copy_.get(), bytes.data(), bytes.size());
     bytes = {s->copy_.get(), bytes.size()};
@@ -47,9 +106,10 @@ std::shared_ptr<source> source::parse(const py::object& buffer, const gguf::pars
 }
 
 source::~source() {
-  if (has_buffer_) {
+  if (has_buffer_ || has_owner_) {
     py::gil_scoped_acquire locked;
-    PyBuffer_Release(&buffer_);
+    if (has_buffer_) PyBuffer_Release(&buffer_);
+    if (has_owner_) PyBuffer_Release(&owner_);
   }
 }
 
@@ -124,16 +184,26 @@ class string_array {
     return items_[i];
   }
 
-  std::size_t index(py::ssize_t i) const {
+  // An index as a list takes it: any integer (negative from the end), IndexError outside the array.
+  std::size_t index(const py::handle& o) const {
+    if (!PyIndex_Check(o.ptr())) {
+      throw py::type_error(std::string("string array indices must be integers or slices, not ") +
+                           Py_TYPE(o.ptr())->tp_name);
+    }
+    py::ssize_t i = PyNumber_AsSsize_t(o.ptr(), PyExc_IndexError);  // "cannot fit 'int' into an index-sized integer"
+    if (i == -1 && PyErr_Occurred()) throw py::error_already_set();
     const auto n = static_cast<py::ssize_t>(size());
     if (i < 0) i += n;
     if (i < 0 || i >= n) throw py::index_error("string array index out of range");
     return static_cast<std::size_t>(i);
   }
 
-  py::object get(py::ssize_t i) const { return decode_utf8(at(index(i))); }
+  py::object get(const py::object& i) const {
+    if (PySlice_Check(i.ptr())) return slice(py::reinterpret_borrow<py::slice>(i));
+    return decode_utf8(at(index(i)));
+  }
 
-  py::bytes raw(py::ssize_t i) const {
+  py::bytes raw(const py::object& i) const {
     const std::string_view v = at(index(i));
     return {v.data(), v.size()};
   }
@@ -224,33 +294,6 @@ const gguf::tensor_info& tensor_at(const source& s, py::ssize_t i) {
   return all[static_cast<std::size_t>(i)];
 }
 
-unsigned thread_count(const py::object& threads) {
-  if (threads.is_none()) return std::max(1u, std::thread::hardware_concurrency());
-  const long n = threads.cast<long>();
-  if (n < 1) throw py::value_error("threads must be at least 1");
-  return static_cast<unsigned>(std::min<long>(n, 1024));
-}
-
-// The output array: `out` when given (checked), else a new one of `shape`.
-py::array output(out_kind kind, const py::object& out, std::vector<py::ssize_t> shape, std::uint64_t n,
-                 const void* source, bool copy) {
-  if (out.is_none()) return new_array(dtype_of(kind), std::move(shape), source, copy);
-  if (!py::isinstance<py::array>(out)) throw py::type_error("out must be a numpy array");
-  py::array a = py::reinterpret_borrow<py::array>(out);
-  if (!a.dtype().is(dtype_of(kind)) &&
-      !(a.dtype().kind() == dtype_of(kind).kind() && a.dtype().itemsize() == dtype_of(kind).itemsize() &&
-        a.dtype().attr("isnative").cast<bool>())) {
-    throw py::value_error("out has dtype " + py::str(a.dtype()).cast<std::string>() + ", not " +
-                          py::str(dtype_of(kind)).cast<std::string>());
-  }
-  if (!(a.flags() & py::array::c_style) || !a.writeable())
-    throw py::value_error("out must be C-contiguous and writeable");
-  if (static_cast<std::uint64_t>(a.size()) != n) {
-    throw py::value_error("out has " + std::to_string(a.size()) + " elements, not " + std::to_string(n));
-  }
-  return a;
-}
-
 template <class Out>
 gguf::result<void> dequantize_into(const gguf::tensor_info& t, std::uint64_t first_row, std::uint64_t n_rows, void* dst,
                                    unsigned threads) {
@@ -263,26 +306,32 @@ py::array dequantize_tensor(const source_ptr& s, py::ssize_t i, const py::object
                             const py::object& threads, const py::object& first, const py::object& last) {
   const gguf::tensor_info& t = tensor_at(*s, i);
   const out_kind kind = to_out_kind(dtype);
-  const unsigned n_threads = thread_count(threads);
+  const unsigned n_threads = threads_arg(threads);
   std::uint64_t first_row = 0, n_rows = t.n_rows();
   std::vector<py::ssize_t> shape;
   if (first.is_none()) {
     for (std::uint32_t d = t.n_dims; d-- > 0;) shape.push_back(static_cast<py::ssize_t>(t.ne[d]));
   } else {
-    const auto a = first.cast<long long>(), b = last.cast<long long>();
-    const auto rows = static_cast<long long>(t.n_rows());
-    if (a < 0 || b < a || b > rows) {
-      throw py::index_error("rows(" + std::to_string(a) + ", " + std::to_string(b) + ") of a tensor of " +
-                            std::to_string(rows) + " rows");
+    // any int is an index, however large: outside 0 <= first <= last <= n_rows it is an IndexError
+    const py::object fi = index_arg(first, "first"), la = index_arg(last, "last");
+    const py::int_ rows(t.n_rows());
+    const auto less = [](const py::object& x, const py::object& y) {
+      const int r = PyObject_RichCompareBool(x.ptr(), y.ptr(), Py_LT);
+      if (r < 0) throw py::error_already_set();
+      return r == 1;
+    };
+    if (less(fi, py::int_(0)) || less(la, fi) || less(rows, la)) {
+      throw py::index_error("rows(" + int_text(fi) + ", " + int_text(la) + ") of a tensor of " +
+                            std::to_string(t.n_rows()) + " rows: 0 <= first <= last <= " + std::to_string(t.n_rows()));
     }
-    first_row = static_cast<std::uint64_t>(a);
-    n_rows = static_cast<std::uint64_t>(b - a);
+    first_row = fi.cast<std::uint64_t>();
+    n_rows = la.cast<std::uint64_t>() - first_row;
     shape = {static_cast<py::ssize_t>(n_rows), static_cast<py::ssize_t>(t.ne[0])};
   }
   // f32 to f32 from a little-endian file: a copy
   const bool copy = t.type == gguf::ggml_type::f32 && kind == out_kind::f32 && s->byte_order() == std::endian::native;
   const std::byte* from = t.data.data() + (copy ? first_row * t.ne[0] * sizeof(float) : 0);
-  py::array a = output(kind, out, std::move(shape), n_rows * t.ne[0], from, copy);
+  py::array a = output_array(kind, out, std::move(shape), n_rows * t.ne[0], from, copy);
   void* dst = a.mutable_data();
   gguf::result<void> r;
   {
@@ -306,16 +355,20 @@ py::tuple tensor_tuple(const source& s, const gguf::tensor_info& t) {
 
 gguf::parse_options options_from(const py::dict& limits) {
   gguf::parse_options opt;
+  constexpr auto u64 = std::numeric_limits<std::uint64_t>::max();
   for (const auto& [k, v] : limits) {
+    if (!PyUnicode_Check(k.ptr()))
+      throw py::type_error("a parse limit's name is a str, not " + py::repr(k).cast<std::string>());
     const auto key = k.cast<std::string>();
+    const std::string name = "limits['" + key + "']";
     if (key == "max_depth") {
-      opt.max_depth = v.cast<std::uint32_t>();
+      opt.max_depth = static_cast<std::uint32_t>(uint_arg(v, name, std::numeric_limits<std::uint32_t>::max()));
     } else if (key == "max_string_length") {
-      opt.max_string_length = v.cast<std::uint64_t>();
+      opt.max_string_length = uint_arg(v, name, u64);
     } else if (key == "max_array_length") {
-      opt.max_array_length = v.cast<std::uint64_t>();
+      opt.max_array_length = uint_arg(v, name, u64);
     } else if (key == "max_metadata_bytes") {
-      opt.max_metadata_bytes = v.cast<std::uint64_t>();
+      opt.max_metadata_bytes = uint_arg(v, name, u64);
     } else {
       throw py::type_error("unknown parse limit: '" + key + "'");
     }
@@ -330,7 +383,6 @@ void bind_source(py::module_& m) {
                            "A read-only sequence of the strings of a metadata array, decoded as they are read.")
       .def("__len__", &string_array::size)
       .def("__getitem__", &string_array::get, py::arg("index"))
-      .def("__getitem__", &string_array::slice, py::arg("slice"))
       .def("raw", &string_array::raw, py::arg("index"), "Item `index` as bytes, as stored.")
       .def("tolist", &string_array::to_list, py::arg("as_bytes") = false,
            "Every item, as a list of str (or of bytes with as_bytes=True).");

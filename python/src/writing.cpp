@@ -581,8 +581,7 @@ void save(const fs::path& path, const py::object& copy_from, const py::list& ent
   auto values = entries_of(entries);
   set_all(w, values);
   if (!alignment.is_none()) {
-    const auto a = alignment.cast<long long>();
-    if (a <= 0 || a > 0xFFFFFFFFll) throw py::value_error("alignment must be a power of two");
+    const auto a = int_arg(alignment, "alignment", 1, 0xFFFFFFFFll);  // the library checks the power of two
     gguf::value v(static_cast<std::uint32_t>(a));
     if (w.contains("general.alignment")) {
       take(w.replace("general.alignment", std::move(v)));
@@ -600,9 +599,8 @@ void save(const fs::path& path, const py::object& copy_from, const py::list& ent
     std::vector<std::uint64_t> ne;
     const py::object dims = item[3];
     for (const py::handle d : dims) {
-      const auto n = d.cast<long long>();
-      if (n < 0) throw py::value_error(name + ": a negative dimension");
-      ne.push_back(static_cast<std::uint64_t>(n));
+      const std::string what = name + ": shape[" + std::to_string(ne.size()) + "]";
+      ne.push_back(uint_arg(d, what, std::numeric_limits<std::int64_t>::max()));  // ggml's ne are int64
     }
     take(w.add_tensor(name, type, ne, held.back()->span(), order_of(item[4].cast<std::string>())));
   }
@@ -780,9 +778,11 @@ const gguf::ftype_info& ftype_of(const py::handle& f) {
     }
     if (!info) throw py::value_error("unknown file type '" + s + "' (llama-quantize's names: Q4_K_M, Q8_0, ...)");
   } else {
-    const auto id = f.cast<long long>();
-    if (id >= 0 && id <= 0xFFFF) info = gguf::find_ftype(static_cast<std::uint32_t>(id));
-    if (!info) throw py::value_error("unknown file type id " + std::to_string(id));
+    const py::object id = index_arg(f, "ftype");
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(id.ptr(), &overflow);
+    if (overflow == 0 && v >= 0 && v <= 0xFFFF) info = gguf::find_ftype(static_cast<std::uint32_t>(v));
+    if (!info) throw py::value_error("unknown file type id " + int_text(id));
   }
   return *info;
 }
