@@ -29,11 +29,12 @@ constexpr cli::tool tool{
     "per element, in storage order (ne[0], the row, fastest): exactly the floats ggml's dequantizer\n"
     "computes for the tensor's type. With --to f16 or --to bf16, 2 bytes per element: each float rounded\n"
     "to nearest even, as ggml_fp32_to_fp16 / ggml_fp32_to_bf16 round it. OUT '-' is standard output.\n"
-    "Big tensors stream 1 Mi elements at a time.\n"
+    "Any tensor streams through a bounded buffer, 1 Mi elements at a time.\n"
     "FILE may be any shard of a split model (or the shards' name prefix): the tensor is found in\n"
     "whichever shard holds it. List the tensor names with: gguf-dump --model FILE\n"
     "FILE may also be an http:// or https:// URL: the headers are read by range requests, then the\n"
-    "tensor's bytes by one request of their own (a bearer token from HF_TOKEN).\n"
+    "tensor's bytes by one request of their own, streamed through the same buffer (a bearer token from\n"
+    "HF_TOKEN; GGUF_HTTP_TIMEOUT, GGUF_HTTP_MIN_SPEED and GGUF_HTTP_DEADLINE bound the waits).\n"
     "\n"
     "  --to TYPE  the output type: f32 (the default), f16 or bf16\n"
     "  --help     this text\n"
@@ -70,19 +71,31 @@ class stream_sink final : public gguf::sink {
   std::FILE* f_;
 };
 
-/// Streams tensor `t` as `T` elements to `out`; returns 0, or the exit status after one `error:` line.
-template <class T>
-int write_tensor(const gguf::tensor_info& t, const std::string& path, gguf::sink& out, const std::string& out_path) {
-  // Whole rows at a time, so that any tensor streams through a bounded buffer.
-  const std::uint64_t row = t.ne[0];
-  const std::uint64_t rows = t.n_rows();
-  const std::uint64_t rows_per_chunk = row == 0 ? rows : std::max<std::uint64_t>(1, chunk_weights / row);
-  std::vector<T> buf(static_cast<std::size_t>(std::min(rows, rows_per_chunk) * row));
-  for (std::uint64_t first = 0; first < rows && row != 0; first += rows_per_chunk) {
-    const std::uint64_t n = std::min(rows_per_chunk, rows - first);
-    const std::span<T> chunk(buf.data(), static_cast<std::size_t>(n * row));
-    if (auto r = gguf::dequantize_rows(t, first, n, chunk); !r) {
-      return cli::fail("%s: %s", path.c_str(), gguf::to_string(r.error()).c_str());
+/// Where a tensor's bytes come from, a part at a time: `read(offset, n)` is the bytes `[offset, offset + n)`
+/// of its data (a mapped file's, or fetched from a URL), valid until the next call; `failed(e)` prints
+/// the `error:` line of a read that failed and returns the exit status.
+template <class Read, class Failed>
+struct tensor_source {
+  Read read;
+  Failed failed;
+};
+
+/// Streams tensor `t` as `T` elements to `out`, a bounded number of blocks at a time whatever the
+/// tensor's shape (one row may be gigabytes); returns 0, or the exit status after one `error:` line.
+template <class T, class Source>
+int write_tensor(const gguf::tensor_info& t, Source& src, const std::string& path, gguf::sink& out,
+                 const std::string& out_path) {
+  const gguf::type_traits& type = t.traits();
+  const std::uint64_t blocks = t.n_elements / type.block_size;
+  const std::uint64_t per_chunk = std::max<std::uint64_t>(1, chunk_weights / type.block_size);
+  std::vector<T> buf(static_cast<std::size_t>(std::min(blocks, per_chunk) * type.block_size));
+  for (std::uint64_t first = 0; first < blocks; first += per_chunk) {
+    const std::uint64_t n = std::min(per_chunk, blocks - first);
+    auto bytes = src.read(first * type.type_size, static_cast<std::size_t>(n * type.type_size));
+    if (!bytes) return src.failed(bytes.error());
+    const std::span<T> chunk(buf.data(), static_cast<std::size_t>(n * type.block_size));
+    if (auto r = gguf::dequantize(t.type, *bytes, chunk, t.byte_order); !r) {
+      return cli::fail("%s: %s", path.c_str(), gguf::to_string(gguf::error(r.error()).about(t.name)).c_str());
     }
     to_little_endian(chunk);
     if (auto r = out.write(std::as_bytes(std::span<const T>(chunk))); !r) {
@@ -93,11 +106,38 @@ int write_tensor(const gguf::tensor_info& t, const std::string& path, gguf::sink
 }
 
 /// The tensor as `to` to `out`.
-int write_as(const std::string& to, const gguf::tensor_info& t, const std::string& path, gguf::sink& out,
+template <class Source>
+int write_as(const std::string& to, const gguf::tensor_info& t, Source& src, const std::string& path, gguf::sink& out,
              const std::string& out_path) {
-  if (to == "f16") return write_tensor<gguf::f16>(t, path, out, out_path);
-  if (to == "bf16") return write_tensor<gguf::bf16>(t, path, out, out_path);
-  return write_tensor<float>(t, path, out, out_path);
+  if (to == "f16") return write_tensor<gguf::f16>(t, src, path, out, out_path);
+  if (to == "bf16") return write_tensor<gguf::bf16>(t, src, path, out, out_path);
+  return write_tensor<float>(t, src, path, out, out_path);
+}
+
+/// The tensor from `src` to OUT: standard output, a stream (a device, a pipe), or a file written beside
+/// its target and renamed over it when complete.
+template <class Source>
+int write_output(const std::string& to, const gguf::tensor_info& t, Source& src, const std::string& path,
+                 const std::string& out_path, bool stream, const std::optional<std::filesystem::path>& target) {
+  if (out_path == "-") {
+    cli::binary_stdout();
+    stream_sink out(stdout);
+    return write_as(to, t, src, path, out, out_path);
+  }
+  if (stream) {
+    std::FILE* f = std::fopen(out_path.c_str(), "wb");
+    if (!f) return cli::fail("%s: cannot open it for writing: %s", out_path.c_str(), std::strerror(errno));
+    stream_sink out(f);
+    const int rc = write_as(to, t, src, path, out, out_path);
+    return std::fclose(f) == 0 || rc != 0 ? rc : cli::fail("%s: %s", out_path.c_str(), std::strerror(errno));
+  }
+  // A new file beside OUT, renamed over it when complete: OUT is never half-written.
+  auto out = gguf::output_file::create_beside(*target);
+  if (!out) return cli::fail("%s: %s", out_path.c_str(), gguf::to_string(out.error()).c_str());
+  if (const int rc = write_as(to, t, src, path, *out, out_path); rc != 0) return rc;
+  if (auto r = out->commit(*target); !r)
+    return cli::fail("%s: %s", out_path.c_str(), gguf::to_string(r.error()).c_str());
+  return 0;
 }
 
 }  // namespace
@@ -125,54 +165,45 @@ int main(int argc, char** argv) {
     target = cli::output_target(tool.name, out_path);
     if (!target) return 1;
   }
-  // A file, or a split model through any shard; or a URL: headers, then the tensor's range alone.
-  std::optional<gguf::model> g;
-  const gguf::tensor_info* t = nullptr;
-#if GGUF_TOOLS_HTTP
-  std::optional<gguf::model_header> remote_model;
-  std::optional<remote::tensor_fetcher> fetch;
-  std::optional<gguf::tensor_info> fetched;
-#endif
+  // A URL: headers, then the tensor's range streamed in parts (one request); a file, or a split model
+  // through any shard: its mapping.
+  const auto no_tensor = [&] {
+    return remote::is_url(path)
+               ? cli::fail("%s: no tensor named '%s' (list the tensor names with: gguf-dump --model and the URL)",
+                           path.c_str(), name.c_str())
+               : cli::fail("%s: no tensor named '%s' (list the tensor names with: gguf-dump --model %s)", path.c_str(),
+                           name.c_str(), path.c_str());
+  };
   if (remote::is_url(path)) {
 #if GGUF_TOOLS_HTTP
-    remote_model = remote::open_model(path);
-    if (!remote_model) return 1;
-    t = remote_model->find_tensor(name);
-    if (t) {
-      fetch.emplace(*remote_model, path);
-      fetched = fetch->with_data(*t);
-      if (!fetched) return 1;
-      t = &*fetched;
-    }
+    const std::optional<gguf::model_header> m = remote::open_model(path);
+    if (!m) return 1;
+    const gguf::tensor_info* t = m->find_tensor(name);
+    if (!t) return no_tensor();
+    remote::tensor_reader reader(*m, path);
+    tensor_source src{[&](std::uint64_t at, std::size_t n) { return reader.read(*t, at, n); },
+                      [&](const gguf::error& e) {
+                        const std::string url = reader.url_of(*t);
+                        return cli::fail("%s: %s", url.c_str(), remote::describe(url, e).c_str());
+                      }};
+    return write_output(to, *t, src, path, out_path, stream, target);
 #else
     return remote::unsupported(path);
 #endif
-  } else {
-    g = cli::open_model(path);
-    if (!g) return 1;
-    t = g->find_tensor(name);
   }
-  if (!t) {
-    return cli::fail("%s: no tensor named '%s' (list the tensor names with: gguf-dump --model %s)", path.c_str(),
-                     name.c_str(), path.c_str());
+  const std::optional<gguf::model> g = cli::open_model(path);
+  if (!g) return 1;
+  const gguf::tensor_info* t = g->find_tensor(name);
+  if (!t) return no_tensor();
+  if (!t->has_data()) {
+    return cli::fail(
+        "%s: %s", path.c_str(),
+        gguf::to_string(gguf::error{gguf::errc::out_of_bounds, "tensor data not read"}.about(t->name)).c_str());
   }
-  if (to_stdout) {
-    cli::binary_stdout();
-    stream_sink out(stdout);
-    return write_as(to, *t, path, out, out_path);
-  }
-  if (stream) {
-    std::FILE* f = std::fopen(out_path.c_str(), "wb");
-    if (!f) return cli::fail("%s: cannot open it for writing: %s", out_path.c_str(), std::strerror(errno));
-    stream_sink out(f);
-    const int rc = write_as(to, *t, path, out, out_path);
-    return std::fclose(f) == 0 || rc != 0 ? rc : cli::fail("%s: %s", out_path.c_str(), std::strerror(errno));
-  }
-  // A new file beside OUT, renamed over it when complete: OUT is never half-written.
-  auto out = gguf::output_file::create_beside(*target);
-  if (!out) return cli::fail("%s: %s", out_path.c_str(), gguf::to_string(out.error()).c_str());
-  if (const int rc = write_as(to, *t, path, *out, out_path); rc != 0) return rc;
-  if (auto r = out->commit(*target); !r)
-    return cli::fail("%s: %s", out_path.c_str(), gguf::to_string(r.error()).c_str());
-  return 0;
+  tensor_source src{
+      [&](std::uint64_t at, std::size_t n) -> gguf::result<std::span<const std::byte>> {
+        return t->data.subspan(static_cast<std::size_t>(at), n);
+      },
+      [&](const gguf::error& e) { return cli::fail("%s: %s", path.c_str(), gguf::to_string(e).c_str()); }};
+  return write_output(to, *t, src, path, out_path, stream, target);
 }

@@ -59,7 +59,7 @@ class side {
 #if GGUF_TOOLS_HTTP
       remote_ = remote::open_model(path);
       if (!remote_) return false;
-      fetch_.emplace(*remote_, path);
+      reader_.emplace(*remote_, path);
       return true;
 #else
       remote::unsupported(path);
@@ -99,19 +99,28 @@ class side {
 #endif
     return local_->shard(0).info();
   }
-  // `t` with its data: itself when mapped, fetched when remote (valid until the next call).
-  std::optional<gguf::tensor_info> with_data(const gguf::tensor_info& t) {
+  // Bytes [offset, offset + n) of `t`'s data: a view of the mapping, or fetched from the URL (valid until
+  // the next call), a part of one request for the tensor.
+  gguf::result<std::span<const std::byte>> read(const gguf::tensor_info& t, std::uint64_t offset, std::size_t n) {
 #if GGUF_TOOLS_HTTP
-    if (fetch_) return fetch_->with_data(t);
+    if (reader_) {
+      auto r = reader_->read(t, offset, n);
+      if (!r) failed_url_ = reader_->url_of(t);
+      return r;
+    }
 #endif
-    return t;
+    if (!t.has_data()) return gguf::error{gguf::errc::out_of_bounds, "tensor data not read"}.about(t.name);
+    return t.data.subspan(static_cast<std::size_t>(offset), n);
   }
+  // The URL of the last read that failed; empty when none did.
+  const std::string& failed_url() const { return failed_url_; }
 
  private:
   std::optional<gguf::model> local_;
+  std::string failed_url_;
 #if GGUF_TOOLS_HTTP
   std::optional<gguf::model_header> remote_;
-  std::optional<remote::tensor_fetcher> fetch_;  // refers to remote_: a side does not move once opened
+  std::optional<remote::tensor_reader> reader_;  // refers to remote_: a side does not move once opened
 #endif
 };
 
@@ -174,12 +183,22 @@ int main(int argc, char** argv) {
       ++tensors_differ;
       continue;
     }
-    std::optional<gguf::tensor_info> da = a->with_data(t);
-    if (!da) return 2;
-    std::optional<gguf::tensor_info> db = b->with_data(*o);
-    if (!db) return 2;
-    const auto c = gguf::compare_tensors(*da, *db);
-    if (!c) return cli::fail("%s: %s", name.c_str(), gguf::to_string(c.error()).c_str()) + 1;
+    // Data read a part at a time (a remote tensor streams through one request and a bounded buffer).
+    const auto c = gguf::compare_tensors(
+        t, [&](std::uint64_t at, std::size_t n) { return a->read(t, at, n); }, *o,
+        [&](std::uint64_t at, std::size_t n) { return b->read(*o, at, n); });
+    if (!c) {
+      for (const side* s : {a, b}) {
+#if GGUF_TOOLS_HTTP
+        if (const std::string& url = s->failed_url(); !url.empty()) {
+          return cli::fail("%s: %s", url.c_str(), remote::describe(url, c.error()).c_str()) + 1;
+        }
+#else
+        (void)s;
+#endif
+      }
+      return cli::fail("%s: %s", name.c_str(), gguf::to_string(c.error()).c_str()) + 1;
+    }
     const bool moved = layout && (i >= tb.size() || tb[i].name != t.name);
     if (c->same_bytes || (c->same_shape && c->differing == 0 && c->same_type)) {
       if (moved)

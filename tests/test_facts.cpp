@@ -13,6 +13,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <span>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -425,6 +428,81 @@ TEST_CASE("same_value and compare_tensors: values as values, tensors by bytes th
   const auto shape = gguf::compare_tensors(tf->tensors()[0], tf->tensors()[2]);
   REQUIRE(shape);
   CHECK(!shape->same_shape);
+}
+
+TEST_CASE("compare_tensors over data sources: parts of whole blocks of both types, the answer of the data in memory") {
+  // q: six q8_0 blocks (scale 1.0), three rows of 64; r: the same but one weight; f: q's weights as f32,
+  // one of them a quarter more.
+  test::bytes q;
+  for (int block = 0; block < 6; ++block) {
+    q.push_back(std::byte{0x00});
+    q.push_back(std::byte{0x3C});  // f16 1.0
+    for (int i = 0; i < 32; ++i) q.push_back(static_cast<std::byte>((block * 32 + i) * 7 % 251));
+  }
+  test::bytes r = q;
+  r[3 * 34 + 2 + 5] = static_cast<std::byte>(static_cast<int>(r[3 * 34 + 2 + 5]) ^ 1);
+  std::vector<float> weights(192);
+  REQUIRE(gguf::dequantize(ggml_type::q8_0, q, std::span<float>(weights)));
+  weights[100] += 0.25f;
+  test::bytes f(192 * 4);
+  std::memcpy(f.data(), weights.data(), f.size());
+  test::file_builder t;
+  t.tensor("q", ggml_type::q8_0, {64, 3}).tensor("r", ggml_type::q8_0, {64, 3}).tensor("f", ggml_type::f32, {64, 3});
+  t.tensors[0].data = q;
+  t.tensors[1].data = r;
+  t.tensors[2].data = f;
+  const test::bytes tb = t.build();
+  const auto tf = test::parse(tb);
+  REQUIRE(tf);
+  const auto ts = tf->tensors();
+  for (const auto& [a, b] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{0, 2}, std::pair{2, 0}}) {
+    CAPTURE(a);
+    CAPTURE(b);
+    const gguf::tensor_info &x = ts[static_cast<std::size_t>(a)], &y = ts[static_cast<std::size_t>(b)];
+    const auto whole = gguf::compare_tensors(x, y);
+    REQUIRE(whole);
+    // Parts of 32 elements (the 40 asked for, down to whole blocks of both): half a row each.
+    std::size_t reads_x = 0, reads_y = 0;
+    const auto parts = gguf::compare_tensors(
+        x,
+        [&](std::uint64_t at, std::size_t n) -> gguf::result<std::span<const std::byte>> {
+          ++reads_x;
+          return x.data.subspan(static_cast<std::size_t>(at), n);
+        },
+        y,
+        [&](std::uint64_t at, std::size_t n) -> gguf::result<std::span<const std::byte>> {
+          ++reads_y;
+          return y.data.subspan(static_cast<std::size_t>(at), n);
+        },
+        40);
+    REQUIRE(parts);
+    CHECK(reads_x == 6);
+    CHECK(reads_y == 6);
+    CHECK(parts->same_type == whole->same_type);
+    CHECK(parts->same_bytes == whole->same_bytes);
+    CHECK(parts->differing == whole->differing);
+    CHECK(parts->max_abs == whole->max_abs);
+    CHECK(parts->rms == whole->rms);
+    CHECK(whole->same_bytes == (a == b));
+    CHECK(whole->differing == (a == b ? 0 : 1));
+  }
+  CHECK(gguf::compare_tensors(ts[0], ts[2])->max_abs == 0.25);
+  // A source's error is the comparison's; a part of another size than asked for is refused.
+  const auto in_memory = [&](std::uint64_t at, std::size_t n) -> gguf::result<std::span<const std::byte>> {
+    return ts[1].data.subspan(static_cast<std::size_t>(at), n);
+  };
+  const auto failing = gguf::compare_tensors(
+      ts[0], [](std::uint64_t, std::size_t) -> gguf::result<std::span<const std::byte>> { return errc::io_error; },
+      ts[1], in_memory);
+  CHECK(failing.error().code == errc::io_error);
+  const auto short_part = gguf::compare_tensors(
+      ts[0],
+      [&](std::uint64_t at, std::size_t n) -> gguf::result<std::span<const std::byte>> {
+        return ts[0].data.subspan(static_cast<std::size_t>(at), n - 1);
+      },
+      ts[1], in_memory);
+  CHECK(short_part.error().code == errc::size_mismatch);
+  CHECK(short_part.error().subject() == "q");
 }
 
 }  // namespace test_facts

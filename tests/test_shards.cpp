@@ -396,6 +396,54 @@ TEST_CASE("read_model_header: a shard set read through byte sources is the model
   CHECK(gguf::to_string(duplicate.error()).find("'m-00003-of-00004.gguf'") != std::string::npos);
 }
 
+TEST_CASE("read_header: a header is held without the megabytes of data its first read took") {
+  // A small header before 4 MiB of data: the first read (2 MiB) takes half of it, and gives it back; a
+  // tensor the read holds whole keeps its data.
+  gguf::writer w;
+  REQUIRE(w.set("general.architecture", gguf::value("llama")));
+  std::vector<float> small(64, 1.0f), big(std::size_t{1} << 20, 2.0f);
+  const std::uint64_t ne_small[] = {small.size()}, ne_big[] = {big.size()};
+  REQUIRE(w.add_tensor("small", gguf::ggml_type::f32, ne_small, std::as_bytes(std::span(small))));
+  REQUIRE(w.add_tensor("big", gguf::ggml_type::f32, ne_big, std::as_bytes(std::span(big))));
+  std::vector<std::byte> bytes;
+  gguf::vector_sink sink(bytes);
+  REQUIRE(w.write(sink));
+  const auto h = gguf::read_header(
+      [&](std::uint64_t at, std::span<std::byte> out) -> std::size_t {
+        const std::size_t n = std::min(out.size(), bytes.size() - static_cast<std::size_t>(at));
+        std::memcpy(out.data(), bytes.data() + at, n);
+        return n;
+      },
+      bytes.size());
+  REQUIRE(h);
+  const gguf::tensor_info* s = h->find_tensor("small");
+  REQUIRE(s);
+  CHECK(s->has_data());
+  CHECK(!h->find_tensor("big")->has_data());
+  CHECK(h->bytes().size() == h->data_offset() + s->offset + s->n_bytes);
+  CHECK(h->reads() == 1);
+}
+
+TEST_CASE("read_model_header: the shards' headers together are bounded by max_metadata_bytes") {
+  const fs::path dir = fresh_dir("sources-bound");
+  const auto shards = split(write_model(dir), dir / "m", 3);
+  std::uint64_t largest = 0, total = 0;
+  for (const fs::path& p : shards) {
+    largest = std::max<std::uint64_t>(largest, fs::file_size(p));
+    total += fs::file_size(p);
+  }
+  directory_sources src{dir};
+  gguf::read_header_options opt;
+  opt.parse.max_metadata_bytes = total;  // each file is read whole: the headers and data held are the files
+  REQUIRE(gguf::read_model_header(shards[0].filename().string(), src, opt));
+  opt.parse.max_metadata_bytes = largest;  // each header fits, not all of them
+  const auto m = gguf::read_model_header(shards[0].filename().string(), src, opt);
+  REQUIRE(!m);
+  CHECK(m.error().code == errc::limit_exceeded);
+  CHECK(gguf::to_string(m.error()).find("the shards' headers exceed max_metadata_bytes in all: 'm-0000") !=
+        std::string::npos);
+}
+
 TEST_CASE("merge: llama.cpp's layout keeps split.no and split.tensors.count, split.count 0 last, or the original") {
   const fs::path dir = fresh_dir("merge");
   const fs::path file = write_model(dir);

@@ -2,8 +2,13 @@
 #define GGUF_COMPARE_HPP
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <concepts>
+#include <cstddef>
 #include <cstdint>
+#include <numeric>
+#include <type_traits>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -60,30 +65,59 @@ struct tensor_comparison {
 };
 
 /**
- * Compares two tensors: type, shape, bytes; when the shapes match but the bytes do not, dequantizes both,
- * a bounded number of rows at a time (two buffers of about `chunk_elements` floats, allocated here), and
- * measures the error of `b` against `a` (what a re-quantization or an edit did to the weights).
- * @return the comparison; the error of `dequantize_rows` (a tensor without data: `out_of_bounds`)
+ * Where `compare_tensors` reads a tensor's data, a part at a time: `read(offset, n)` returns the bytes
+ * `[offset, offset + n)` of the tensor's data (offsets from its first byte) as a
+ * `result<std::span<const std::byte>>`, valid until that source is called again: a mapped file's own
+ * bytes, or a buffer filled from a network.
  */
-inline result<tensor_comparison> compare_tensors(const tensor_info& a, const tensor_info& b,
-                                                 std::uint64_t chunk_elements = std::uint64_t{1} << 20) {
+template <class Read>
+concept tensor_data_source = std::invocable<Read&, std::uint64_t, std::size_t> &&
+    std::convertible_to<std::invoke_result_t<Read&, std::uint64_t, std::size_t>, result<std::span<const std::byte>>>;
+
+/**
+ * Compares two tensors whose data is read a part at a time (`tensor_data_source`; a tensor over HTTP):
+ * type, shape, bytes; when the shapes match, both dequantized, a bounded number of elements at a time
+ * (two buffers of about `chunk_elements` floats, allocated here, whatever the tensors' shape), and the
+ * error of `b` against `a` measured (what a re-quantization or an edit did to the weights). Parts whose
+ * bytes are the same (same type and byte order) are not dequantized. `read_a` and `read_b` are distinct
+ * sources: a part of `a` stays valid while `b`'s is read.
+ * @return the comparison; the first error of a source; `size_mismatch` (naming the tensor) for a part of
+ *         another size than asked for
+ */
+template <tensor_data_source ReadA, tensor_data_source ReadB>
+result<tensor_comparison> compare_tensors(const tensor_info& a, ReadA&& read_a, const tensor_info& b, ReadB&& read_b,
+                                          std::uint64_t chunk_elements = std::uint64_t{1} << 20) {
   tensor_comparison c;
   c.same_type = a.type == b.type;
   c.same_shape = a.n_dims == b.n_dims && a.ne == b.ne;
   if (!c.same_shape) return c;
-  c.same_bytes = c.same_type && a.byte_order == b.byte_order && a.data.size() == b.data.size() && a.has_data() &&
-                 b.has_data() && std::equal(a.data.begin(), a.data.end(), b.data.begin());
-  if (c.same_bytes || a.n_elements == 0) return c;
-  const std::uint64_t row = a.ne[0], rows = a.n_rows();
-  const std::uint64_t per_chunk = std::max<std::uint64_t>(1, chunk_elements / std::max<std::uint64_t>(row, 1));
-  std::vector<float> x(static_cast<std::size_t>(std::min(rows, per_chunk) * row));
+  const bool byte_comparable = c.same_type && a.byte_order == b.byte_order;
+  c.same_bytes = byte_comparable;
+  if (a.n_elements == 0) return c;
+  const type_traits &ta = a.traits(), &tb = b.traits();
+  // Parts of whole blocks of both types (ne[0] is a whole number of each, so the element count too).
+  const std::uint64_t step = std::lcm(std::uint64_t{ta.block_size}, std::uint64_t{tb.block_size});
+  const std::uint64_t per_chunk = std::max(step, chunk_elements / step * step);
+  std::vector<float> x(static_cast<std::size_t>(std::min(a.n_elements, per_chunk)));
   std::vector<float> y(x.size());
   double sum_sq = 0.0;
-  for (std::uint64_t first = 0; first < rows; first += per_chunk) {
-    const std::uint64_t n = std::min(per_chunk, rows - first);
-    const std::span<float> xs(x.data(), static_cast<std::size_t>(n * row)), ys(y.data(), xs.size());
-    GGUF_TRY(dequantize_rows(a, first, n, xs));
-    GGUF_TRY(dequantize_rows(b, first, n, ys));
+  for (std::uint64_t first = 0; first < a.n_elements; first += per_chunk) {
+    const std::uint64_t n = std::min(per_chunk, a.n_elements - first);
+    const std::uint64_t na = n / ta.block_size * ta.type_size, nb = n / tb.block_size * tb.type_size;
+    auto pa = read_a(first / ta.block_size * ta.type_size, static_cast<std::size_t>(na));
+    if (!pa) return pa.error();
+    auto pb = read_b(first / tb.block_size * tb.type_size, static_cast<std::size_t>(nb));
+    if (!pb) return pb.error();
+    const std::span<const std::byte> ba = *pa, bb = *pb;
+    if (ba.size() != na || bb.size() != nb) {
+      return error{errc::size_mismatch, "a source gave another number of bytes than asked for"}.about(
+          ba.size() != na ? a.name : b.name);
+    }
+    if (byte_comparable && std::equal(ba.begin(), ba.end(), bb.begin())) continue;  // the same weights
+    c.same_bytes = false;
+    const std::span<float> xs(x.data(), static_cast<std::size_t>(n)), ys(y.data(), xs.size());
+    if (auto r = dequantize(a.type, ba, xs, a.byte_order); !r) return error(r.error()).about(a.name);
+    if (auto r = dequantize(b.type, bb, ys, b.byte_order); !r) return error(r.error()).about(b.name);
     for (std::size_t i = 0; i < xs.size(); ++i) {
       if (std::bit_cast<std::uint32_t>(xs[i]) == std::bit_cast<std::uint32_t>(ys[i])) continue;
       ++c.differing;
@@ -95,6 +129,28 @@ inline result<tensor_comparison> compare_tensors(const tensor_info& a, const ten
   }
   c.rms = std::sqrt(sum_sq / static_cast<double>(a.n_elements));
   return c;
+}
+
+/**
+ * Compares two tensors whose data is in memory (a mapped model's): `compare_tensors` above, each part a
+ * view of `data`.
+ * @return the comparison; `out_of_bounds` (naming the tensor) when the shapes match but a tensor's data
+ *         was not read (`parse_prefix`)
+ */
+inline result<tensor_comparison> compare_tensors(const tensor_info& a, const tensor_info& b,
+                                                 std::uint64_t chunk_elements = std::uint64_t{1} << 20) {
+  if (a.n_dims == b.n_dims && a.ne == b.ne && a.n_elements != 0) {
+    for (const tensor_info* t : {&a, &b}) {
+      if (!t->has_data())
+        return error{errc::out_of_bounds, "tensor data not read (a header-only parse)"}.about(t->name);
+    }
+  }
+  const auto in_memory = [](const tensor_info& t) {
+    return [&t](std::uint64_t offset, std::size_t n) -> result<std::span<const std::byte>> {
+      return t.data.subspan(static_cast<std::size_t>(offset), n);
+    };
+  };
+  return compare_tensors(a, in_memory(a), b, in_memory(b), chunk_elements);
 }
 
 GGUF_END_NAMESPACE

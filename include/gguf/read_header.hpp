@@ -58,7 +58,11 @@ result<header_buffer> read_header(Read&& read, std::uint64_t file_size = unknown
  */
 class header_buffer : public detail::file_accessors<header_buffer> {
  public:
-  /** The bytes read: the start of the file, at least up to the end of the tensor infos. */
+  /**
+   * The bytes read: the start of the file, at least up to the end of the tensor infos. Of what was read
+   * past the data offset, the bytes after the last tensor held whole are kept only when they are few
+   * (64 KiB at most): a shard's header is not held with the megabytes its first read took.
+   */
   std::span<const std::byte> bytes() const& noexcept { return bytes_; }
   std::span<const std::byte> bytes() const&& = delete;  ///< would dangle
   /** The number of reads the source was asked for: what a header costs over a network. */
@@ -91,8 +95,17 @@ class header_buffer : public detail::file_accessors<header_buffer> {
  * @return the header; `truncated` when the source ends before the header does; the source's error; or
  *         the first rule the bytes break
  */
+/// @cond INTERNAL
+namespace detail {
+/// Bytes read past a header (and past the tensor data they hold whole) that `read_header` keeps rather
+/// than copy the header to give them back.
+inline constexpr std::uint64_t trim_slack = std::uint64_t{64} << 10;
+}  // namespace detail
+/// @endcond
+
 template <byte_source Read>
 result<header_buffer> read_header(Read&& read, std::uint64_t file_size, const read_header_options& opt) {
+  using detail::trim_slack;
   std::vector<std::byte> buf;
   std::size_t have = 0, reads = 0;
   std::uint64_t want = std::max<std::size_t>(opt.first_read, 8);
@@ -122,6 +135,20 @@ result<header_buffer> read_header(Read&& read, std::uint64_t file_size, const re
     // request), so without a `file_size` tensor bounds stay unchecked.
     auto f = parse_prefix(std::span<const std::byte>(buf), file_size, opt.parse);
     if (f) {
+      // A first read of megabytes for a header of kilobytes (a shard's): what no tensor's data fills
+      // whole is given back (parsed again from a copy of the rest), so that a set of many shards holds
+      // its headers rather than its reads.
+      std::uint64_t keep = f->data_offset();
+      for (const tensor_info& t : f->tensors()) {
+        if (t.has_data() && t.n_bytes != 0)
+          keep = std::max<std::uint64_t>(keep, f->data_offset() + t.offset + t.n_bytes);
+      }
+      if (keep < have && have - keep > trim_slack) {
+        std::vector<std::byte> kept(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(keep));
+        if (auto g = parse_prefix(std::span<const std::byte>(kept), file_size, opt.parse)) {
+          return header_buffer(std::move(kept), std::move(*g), reads);
+        }
+      }
       // The file points into buf's heap block, which moving the vector keeps.
       return header_buffer(std::move(buf), std::move(*f), reads);
     }

@@ -279,19 +279,26 @@ class model_header : public detail::model_accessors<model_header> {
  * @param name   the file name of the model or of any of its shards ("m-00002-of-00003.gguf")
  * @param open   `open(std::string_view name)` returns a `result<sized_source<Read>>` for the file of that
  *               name; an `io_error` with ENOENT reads as a missing shard
- * @param opt    the first read's size and the parser's limits, for every shard
- * @return the model's headers; or the errors of `open_model`, each naming its shard
+ * @param opt    the first read's size and the parser's limits, for every shard; `max_metadata_bytes`
+ *               also bounds the bytes of every shard's header held together
+ * @return the model's headers; or the errors of `open_model`, each naming its shard; `limit_exceeded`
+ *         when the headers together exceed `max_metadata_bytes`
  */
 template <class OpenSource>
 result<model_header> read_model_header(std::string_view name, OpenSource&& open, const read_header_options& opt) {
   using set = detail::shard_set<header_buffer, std::string>;
   std::vector<std::pair<std::string, std::uint64_t>> sizes;  // every file read, and its size
+  std::uint64_t held = 0;  // the bytes of the headers read: the limit of one header bounds them all
   const auto read_one = [&](std::string_view file) -> result<set::member> {
     auto src = open(file);
     if (!src) return src.error();
     sizes.emplace_back(std::string(file), src->size);
     auto h = read_header(src->read, src->size, opt);
     if (!h) return h.error();
+    held += h->bytes().size();
+    if (held > opt.parse.max_metadata_bytes) {
+      return error{errc::limit_exceeded, "the shards' headers exceed max_metadata_bytes in all"};
+    }
     return set::member{std::string(file), std::move(*h)};
   };
   const std::string given(name);

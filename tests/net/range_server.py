@@ -15,6 +15,15 @@ Serves the files under ROOT at /MODE/PATH, where MODE says how it answers:
 - auth      401 without "Authorization: Bearer sekrit", else as ok
 - flaky     every other request to a path fails: 503, or the range cut short by a reset (a server that
             has bad moments, which retries get past)
+- drip      the headers at once, then the body 3 bytes a second (a read that never ends by silence)
+- status-N  HTTP status N (404, 429, 503, ...) with an empty body, to every request
+- empty     as ok, but a missing file is a 404 with an empty body
+- busy      every other request to a path is a 429 with "Retry-After: 1" and an empty body, else as ok
+- busy-long a 429 with "Retry-After: 3600" and an empty body, to every request
+- bigheader a response header line of 200 KB (more than libcurl takes), then as ok
+- floodhead 2 MB of response header lines, each short (more than the client takes), then as ok
+- padded    as ok, but every file goes on with zeros to 1 TiB (a server that claims a huge file: a header
+            can then describe tensors of any size)
 
 GET /_stats returns {"/MODE/PATH": [requests, body bytes sent], ...}; GET /_reset clears them. Each
 connection's send buffer is 64 KiB, so the bytes counted are close to what the client took: a client that
@@ -32,7 +41,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 ROOT = "."
 STATS = {}
 LOCK = threading.Lock()
-MODES = {"ok", "norange", "drop", "liar", "slow", "changing", "redirect", "auth", "flaky"}
+MODES = {"ok", "norange", "drop", "liar", "slow", "changing", "redirect", "auth", "flaky", "drip", "empty", "busy",
+         "busy-long", "bigheader", "floodhead", "padded"}
+PADDED_SIZE = 1 << 40
 CHANGES = [0]
 
 
@@ -53,11 +64,13 @@ class Handler(BaseHTTPRequestHandler):
         super().setup()
         self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 64 * 1024)
 
-    def send_body(self, key, f, start, length, limit=None):
+    def send_body(self, key, f, start, length, limit=None, padded=False):
         f.seek(start)
         left = length if limit is None else min(length, limit)
         while left > 0:
             chunk = f.read(min(65536, left))
+            if not chunk and padded:
+                chunk = bytes(min(65536, left))
             if not chunk:
                 break
             try:
@@ -85,15 +98,21 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             return
         parts = self.path.split("?", 1)[0].lstrip("/").split("/", 1)
-        if len(parts) != 2 or parts[0] not in MODES:
+        if len(parts) != 2 or (parts[0] not in MODES and not parts[0].startswith("status-")):
             self.send_error(404)
             return
         mode, rel = parts
         key = "/" + mode + "/" + rel
         count(key, requests=1)
         path = os.path.realpath(os.path.join(ROOT, rel))
+        if mode.startswith("status-"):
+            self.send_empty(int(mode[len("status-"):]))
+            return
         if not path.startswith(os.path.realpath(ROOT) + os.sep) or not os.path.isfile(path):
-            self.send_error(404)
+            if mode == "empty":
+                self.send_empty(404)
+            else:
+                self.send_error(404)
             return
         if mode == "redirect":
             self.send_response(302)
@@ -111,10 +130,19 @@ class Handler(BaseHTTPRequestHandler):
             if flaky_turn == 1:
                 self.send_error(503)
                 return
+        if mode == "busy":
+            with LOCK:
+                turn = STATS[key][0] % 2  # 1: a 429
+            if turn == 1:
+                self.send_empty(429, [("Retry-After", "1")])
+                return
+        if mode == "busy-long":
+            self.send_empty(429, [("Retry-After", "3600")])
+            return
         if mode == "slow":
             time.sleep(60)
             return
-        size = os.path.getsize(path)
+        size = os.path.getsize(path) if mode != "padded" else PADDED_SIZE
         etag = '"%d-%d"' % (size, int(os.path.getmtime(path)))
         if mode == "changing":
             with LOCK:
@@ -140,11 +168,27 @@ class Handler(BaseHTTPRequestHandler):
                 return
             length = last - first + 1
             self.send_response(206)
+            if mode == "bigheader":
+                self.send_header("X-Padding", "x" * (200 * 1024))
+            if mode == "floodhead":
+                for i in range(20000):
+                    self.send_header("X-Flood-%05d" % i, "y" * 80)
             self.send_header("Content-Range", "bytes %d-%d/%d" % (first, last, size))
             self.send_header("Content-Length", str(length))
             self.send_header("ETag", etag)
             self.send_header("Accept-Ranges", "bytes")
             self.end_headers()
+            if mode == "drip":
+                f.seek(first)
+                for _ in range(0, length, 3):
+                    try:
+                        self.wfile.write(f.read(3))
+                        self.wfile.flush()
+                    except (BrokenPipeError, ConnectionResetError):
+                        return
+                    count(key, sent=3)
+                    time.sleep(1)
+                return
             if mode == "drop" or flaky_turn == 3:
                 self.send_body(key, f, first, length, limit=max(1, length // 2))
                 self.wfile.flush()
@@ -156,7 +200,15 @@ class Handler(BaseHTTPRequestHandler):
                 self.send_body(key, f, first, length, limit=1000)
                 self.close_connection = True
                 return
-            self.send_body(key, f, first, length)
+            self.send_body(key, f, first, length, padded=mode == "padded")
+
+    def send_empty(self, status, headers=()):
+        """A status with an empty body, as CDNs and API gateways send 404s, 429s and 503s."""
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
 
 class Server(ThreadingHTTPServer):
