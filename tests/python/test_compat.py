@@ -38,12 +38,13 @@ import pytest
 import gguf_py
 import pygguf
 from pygguf import compat
+from support import SHARED as SHARED_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
 SEEDS = ROOT / "tests" / "fuzz" / "seeds"
 RULES = SEEDS / "rules"
-SHARED = ROOT.parent / "shared" / "data"
+SHARED = SHARED_DIR / "data"
 DEEPSEEK_LLM = SHARED / "vocab" / "ggml-vocab-deepseek-llm.gguf"
 GOLDEN = DATA / "quantize" / "golden-a.gguf"
 
@@ -69,8 +70,11 @@ def readable_files() -> list[Path]:
 
 
 def file_id(path: Path) -> str:
-    """A test id: the path from the folder holding the repository and the shared data."""
-    return str(path.relative_to(ROOT.parent))
+    """A test id: the path from the folder holding the repository, or from the shared data's."""
+    for base in (ROOT.parent, SHARED_DIR.parent):
+        if path.is_relative_to(base):
+            return str(path.relative_to(base))
+    return str(path)
 
 
 FILES = readable_files()
