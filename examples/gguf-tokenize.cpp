@@ -146,7 +146,9 @@ int main(int argc, char** argv) {
   gguf::encode_options opt;
   opt.add_special = !a.has("--no-add-special");
   opt.parse_special = a.has("--parse-special");
-  const std::vector<gguf::token_id> ids = tok->encode(input, opt);
+  const auto encoded = tok->encode(input, opt);
+  if (!encoded) return cli::fail("%s: %s", path.c_str(), gguf::to_string(encoded.error()).c_str());
+  const std::vector<gguf::token_id>& ids = *encoded;
   std::string out;
   out.reserve(ids.size() * 7 + 3);
   const bool json = a.has("--json");

@@ -118,6 +118,19 @@ expect_exit(1 "${DUMP}" "${WORK}/does-not-exist.gguf")
 if(NOT err MATCHES "cannot open file: [A-Za-z]")  # the OS's words: "No such file or directory", "File not found"
   message(FATAL_ERROR "an I/O error should give the OS's reason: ${err}")
 endif()
+# a missing file reads the same in every tool: the path once, then what the OS says (gguf-diff exits 2
+# for a file it cannot read, as diff does: its 1 means "they differ")
+set(missing "${WORK}/does-not-exist.gguf")
+foreach(call "1;${DUMP};${missing}" "1;${INFO};${missing}" "1;${DEQUANT};${missing};t;${WORK}/x.bin"
+             "2;${DIFF};${missing};${missing}" "1;${EDIT};${missing};-o;${WORK}/x.gguf;--del;k" "1;${SPLIT};${missing};${WORK}/x"
+             "1;${QUANTIZE};${missing};${WORK}/x.gguf;Q8_0" "1;${TOKENIZE};${missing};x" "1;${LOAD};${missing}"
+             "1;${METADATA};${missing}")
+  expect_exit(${call})
+  expect_error_line()
+  if(NOT err MATCHES "^error: ${missing}: cannot open file: [A-Za-z][^:']*\n$")  # (its dots match themselves too)
+    message(FATAL_ERROR "${call}: a missing file should read 'error: PATH: cannot open file: REASON': ${err}")
+  endif()
+endforeach()
 expect_exit(1 "${DEQUANT}" "${WORK}/bad-version.gguf" t.q4_K "${WORK}/x.bin")
 expect_error_line()
 foreach(type q4_K iq2_xs f16 bf16 tq1_0)
@@ -353,3 +366,10 @@ if(NOT err MATCHES "tokenizer.ggml.merges")
 endif()
 expect_exit(1 "${TOKENIZE}" "${DATA}/quants/quants-s1.gguf" "x")
 expect_error_line()
+# where llama.cpp aborts, never ids with input dropped: the reduced Baichuan vocabulary has neither a token
+# for "\u2581" (E2 96 81) nor its byte tokens (it once gave "[1]" for "Hello world")
+expect_exit(1 "${TOKENIZE}" "${DATA}/vocab/ggml-vocab-baichuan.gguf" "Hello world")
+expect_error_line()
+if(NOT err MATCHES "no byte token" OR NOT err MATCHES "<0xE2> in Baichuan")
+  message(FATAL_ERROR "gguf-tokenize of a character an SPM vocabulary cannot spell: ${err}")
+endif()

@@ -1,12 +1,20 @@
 // Parsing allocates O(n_kv + n_tensors): never per array item, never from an unchecked count.
+// Tokenizing holds at most 24 bytes per byte of text beyond the tokenizer, whatever the text.
 #include <doctest/doctest.h>
+#include <gguf/open.hpp>
+#include <gguf/tokenizer.hpp>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <new>
 #include <string>
 #include <vector>
 
+#include "../bench/tokenize_corpus.hpp"
 #include "gguf_writer.hpp"
 
 // A counting global allocator for this test binary (malloc-backed, so GCC's pairing check must be told).
@@ -17,32 +25,47 @@
 namespace {
 std::atomic<bool> counting{false};
 std::atomic<std::size_t> allocations{0}, allocated{0};
-}  // namespace
+// every allocation's size sits in a header before it: the bytes alive, and their peak
+constexpr std::size_t header = 16;  // malloc's alignment (max_align_t)
+std::atomic<long long> live{0}, peak{0};
 
-void* operator new(std::size_t n) {
+void* allocate(std::size_t n) noexcept {
   if (counting) {
     ++allocations;
     allocated += n;
   }
-  if (void* p = std::malloc(n ? n : 1)) return p;
+  auto* p = static_cast<unsigned char*>(std::malloc(n + header));
+  if (!p) return nullptr;
+  std::memcpy(p, &n, sizeof n);
+  const long long now = live.fetch_add(static_cast<long long>(n)) + static_cast<long long>(n);
+  long long top = peak.load();
+  while (now > top && !peak.compare_exchange_weak(top, now)) {}
+  return p + header;
+}
+void release(void* q) noexcept {
+  if (!q) return;
+  unsigned char* p = static_cast<unsigned char*>(q) - header;
+  std::size_t n = 0;
+  std::memcpy(&n, p, sizeof n);
+  live -= static_cast<long long>(n);
+  std::free(p);
+}
+}  // namespace
+
+void* operator new(std::size_t n) {
+  if (void* p = allocate(n)) return p;
 #if defined(__cpp_exceptions)
   throw std::bad_alloc();
 #else
   std::abort();
 #endif
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept { release(p); }
+void operator delete(void* p, std::size_t) noexcept { release(p); }
 // The nothrow forms too (std::get_temporary_buffer, behind std::stable_partition and std::stable_sort,
-// uses them): else they come from the runtime's allocator and are freed by the free() above.
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-  if (counting) {
-    ++allocations;
-    allocated += n;
-  }
-  return std::malloc(n ? n : 1);
-}
-void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+// uses them): else they come from the runtime's allocator and are freed by the release() above.
+void* operator new(std::size_t n, const std::nothrow_t&) noexcept { return allocate(n); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { release(p); }
 
 TEST_CASE("a 150k-token vocabulary is parsed and walked with a handful of allocations") {
   std::vector<std::string> vocab;
@@ -114,3 +137,113 @@ TEST_CASE("the smallest possible entries allocate at most 8 bytes per input byte
     }
   }
 }
+
+namespace {
+
+// The most heap `encode` holds at once beyond what was held before it, per byte of text (its ids included).
+double peak_bytes_per_byte(const gguf::tokenizer& t, const std::string& text,
+                           std::vector<gguf::token_id>* ids = nullptr) {
+  const long long before = live.load();
+  peak = before;
+  auto r = t.encode(text, {true, false});
+  const long long top = peak.load();
+  REQUIRE(r);
+  if (ids) *ids = std::move(*r);
+  return static_cast<double>(top - before) / static_cast<double>(text.size());
+}
+
+std::string repeat(const std::string& s, std::size_t bytes) {
+  std::string out;
+  while (out.size() + s.size() <= bytes) out += s;
+  return out;
+}
+
+// A byte-level BPE vocabulary (GPT-2's pre-tokenizer, no merges) with `extra` as user-defined tokens.
+gguf::tokenizer byte_level(const std::vector<std::string>& extra) {
+  std::vector<std::string> tokens;
+  for (unsigned b = 0; b < 256; ++b) {  // GPT-2's byte-to-character mapping, written out
+    unsigned c = b;
+    if (!((b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174 && b <= 255))) {
+      unsigned k = 0;
+      for (unsigned x = 0; x < b; ++x)
+        if (!((x >= 33 && x <= 126) || (x >= 161 && x <= 172) || (x >= 174 && x <= 255))) ++k;
+      c = 256 + k;
+    }
+    std::string s;
+    if (c < 0x80) {
+      s += static_cast<char>(c);
+    } else {
+      s += static_cast<char>(0xC0 | (c >> 6));
+      s += static_cast<char>(0x80 | (c & 0x3F));
+    }
+    tokens.push_back(s);
+  }
+  std::vector<std::int32_t> types(256, 1);
+  for (const std::string& e : extra) {
+    tokens.push_back(e);
+    types.push_back(4);  // user-defined
+  }
+  const test::bytes b = test::file_builder()
+                            .kv("general.architecture", "gpt2")
+                            .kv("tokenizer.ggml.model", "gpt2")
+                            .kv("tokenizer.ggml.pre", "gpt-2")
+                            .kv_array("tokenizer.ggml.tokens", tokens)
+                            .kv_array("tokenizer.ggml.token_type", types)
+                            .kv_array("tokenizer.ggml.merges", std::vector<std::string>{})
+                            .build();
+  const auto f = test::parse(b);
+  REQUIRE(f);
+  auto t = gguf::tokenizer::from(*f);
+  REQUIRE_MESSAGE(t, gguf::to_string(t.error()));
+  return *t;
+}
+
+}  // namespace
+
+// Issue 47's repro: 196 nested user-defined tokens ("\u2248" x 5 .. 200) over a megabyte of "\u2248" took
+// 21 s and 2.1 GB, every occurrence of every token being listed; llama.cpp's order takes the longest
+// first, and so does the automaton here, in one pass.
+TEST_CASE("nested special tokens over a long run: llama.cpp's ids, linear time, bounded memory") {
+  const std::string approx = "\xE2\x89\x88";
+  std::vector<std::string> nested;
+  for (std::size_t k = 5; k <= 200; ++k) nested.push_back(repeat(approx, 3 * k));
+  const gguf::tokenizer t = byte_level(nested);
+  const std::string text = repeat(approx, 1'000'000);  // 333,333 of them
+  std::vector<gguf::token_id> ids;
+  const double per_byte = peak_bytes_per_byte(t, text, &ids);
+  // the longest token 1666 times (333,200), then the 133 left as one token
+  const gguf::token_id longest = 256 + 195, rest = 256 + (133 - 5);
+  REQUIRE(ids.size() == 1667);
+  CHECK(std::count(ids.begin(), ids.end() - 1, longest) == 1666);
+  CHECK(ids.back() == rest);
+  CHECK(per_byte <= 24.0);
+}
+
+// Issue 47's repro: a user-defined token of a megabyte, and a text that is its beginning (100 KB took
+// 9 s, each position walking the token's trie as far as the text went).
+TEST_CASE("a megabyte-long special token over text that begins it: linear, and the text's own ids") {
+  const std::string approx = "\xE2\x89\x88";
+  const gguf::tokenizer with = byte_level({repeat(approx, std::size_t{1} << 20)}), without = byte_level({});
+  const std::string text = repeat(approx, 300'000);
+  std::vector<gguf::token_id> ids;
+  (void)peak_bytes_per_byte(without, text);  // the thread's buffers, grown once
+  const double per_byte = peak_bytes_per_byte(with, text, &ids);
+  CHECK(ids == without.encode(text, {true, false}));
+  // the text is one word of 300,000 symbols for BPE (its own cost); the unfinished token adds nothing
+  CHECK(per_byte <= peak_bytes_per_byte(without, text) + 0.01);
+}
+
+#ifdef GGUF_SHARED_DIR
+TEST_CASE("tokenizing mixed text holds at most 24 bytes per byte beyond the tokenizer, every shared vocabulary") {
+  const std::string text = bench::tokenize_corpus(std::size_t{4} << 20);
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(GGUF_SHARED_DIR) / "data" / "vocab")) {
+    if (e.path().extension() != ".gguf") continue;
+    CAPTURE(e.path().filename().string());
+    const auto f = gguf::open(e.path());
+    REQUIRE(f);
+    const auto t = gguf::tokenizer::from(*f);
+    REQUIRE(t);
+    CHECK(peak_bytes_per_byte(*t, text) <= 24.0);
+  }
+}
+#endif

@@ -184,10 +184,16 @@ std::vector<std::size_t> reference_split(pre_tokenizer type, const std::vector<c
       std::vector<std::uint16_t> fl(cp.size());
       for (std::size_t i = 0; i < cp.size(); ++i) fl[i] = gguf::text::flags_of(cp[i]).bits;
       std::vector<pretokenized_word> out;
+      p::word_sink sink(
+          [](void* v, std::span<const pretokenized_word> w) {
+            auto& o = *static_cast<std::vector<pretokenized_word>*>(v);
+            o.insert(o.end(), w.begin(), w.end());
+          },
+          &out);
       std::uint32_t start = 0;
       for (std::size_t off : offsets) {
         const auto e = static_cast<std::uint32_t>(start + off);
-        p::piece s{cp.data(), fl.data(), start, e, out, start};
+        p::piece s{cp.data(), fl.data(), start, e, sink, start};
         switch (r.kind) {
           case p::path::custom_gpt2: p::split_gpt2(s); break;
           case p::path::custom_llama3: p::split_llama3(s); break;
@@ -196,6 +202,7 @@ std::vector<std::size_t> reference_split(pre_tokenizer type, const std::vector<c
         }
         start = e;
       }
+      sink.flush();
       offsets.clear();
       for (const pretokenized_word& w : out) offsets.push_back(w.end - w.begin);
     }

@@ -17,22 +17,25 @@ namespace {
 using ids = std::vector<gguf::token_id>;
 using gguf::errc;
 
-// The byte-fallback tokens "<0x00>".."<0xFF>" an SPM vocabulary has, as type 6 (byte).
-void add_byte_tokens(std::vector<std::string>& tokens, std::vector<float>& scores, std::vector<std::int32_t>& types) {
+// The byte-fallback tokens "<0x00>".."<0xFF>" an SPM vocabulary has, as type 6 (byte); the byte
+// `missing` (if any) has another text instead, so that no token stands for it.
+void add_byte_tokens(std::vector<std::string>& tokens, std::vector<float>& scores, std::vector<std::int32_t>& types,
+                     int missing = -1) {
   static constexpr char hex[] = "0123456789ABCDEF";
   for (int b = 0; b < 256; ++b) {
-    tokens.push_back(std::string("<0x") + hex[b >> 4] + hex[b & 15] + ">");
+    tokens.push_back(std::string(b == missing ? "<not 0x" : "<0x") + hex[b >> 4] + hex[b & 15] + ">");
     scores.push_back(0.0f);
     types.push_back(6);
   }
 }
 
-// An SPM vocabulary: <unk> <s> </s>, the 256 byte tokens, then `pieces` with their scores (type normal).
-test::file_builder spm_vocab(const std::vector<std::pair<std::string, float>>& pieces) {
+// An SPM vocabulary: <unk> <s> </s>, the 256 byte tokens (but `missing`), then `pieces` with their
+// scores (type normal).
+test::file_builder spm_vocab(const std::vector<std::pair<std::string, float>>& pieces, int missing = -1) {
   std::vector<std::string> tokens{"<unk>", "<s>", "</s>"};
   std::vector<float> scores{0, 0, 0};
   std::vector<std::int32_t> types{2, 3, 3};
-  add_byte_tokens(tokens, scores, types);
+  add_byte_tokens(tokens, scores, types, missing);
   for (const auto& [t, s] : pieces) {
     tokens.push_back(t);
     scores.push_back(s);
@@ -94,14 +97,14 @@ TEST_CASE("SPM: a space before the text, spaces as U+2581, the best-scoring pair
   CHECK(t.encode("a a", {false, false}) == ids{sp_a, sp_a});
   CHECK(t.encode("ba", {false, false}) == ids{sp, b, a});  // "▁b" and "ba" are no tokens
   CHECK(t.encode("", {true, false}) == ids{1});            // an empty text is BOS alone
-  CHECK(t.encode("", {false, false}).empty());
+  CHECK(t.encode("", {false, false}) == ids{});
   // a character that is no token is spelt in bytes: "é" is C3 A9
   CHECK(t.encode("\xC3\xA9", {false, false}) == ids{sp, 3 + 0xC3, 3 + 0xA9});
   // and back: byte tokens are bytes again; the space encode added stays, as in llama.cpp (it strips
   // the first token's space, and that is BOS, which writes nothing; without BOS it strips it)
-  CHECK(bytes_of(t, t.encode("ab a\xC3\xA9")) == " ab a\xC3\xA9");
-  CHECK(bytes_of(t, t.encode("ab a\xC3\xA9"), {true, false}) == " ab a\xC3\xA9");
-  CHECK(bytes_of(t, t.encode("ab a\xC3\xA9", {false, false})) == "ab a\xC3\xA9");
+  CHECK(bytes_of(t, *t.encode("ab a\xC3\xA9")) == " ab a\xC3\xA9");
+  CHECK(bytes_of(t, *t.encode("ab a\xC3\xA9"), {true, false}) == " ab a\xC3\xA9");
+  CHECK(bytes_of(t, *t.encode("ab a\xC3\xA9", {false, false})) == "ab a\xC3\xA9");
 }
 
 TEST_CASE("SPM: control tokens in the text are text unless parse_special, and then split it") {
@@ -109,7 +112,7 @@ TEST_CASE("SPM: control tokens in the text are text unless parse_special, and th
   const auto t = build(fb);
   const gguf::token_id x_sp = first_piece + 5, x = first_piece + 4;
   CHECK(t.encode("x<s>x", {false, true}) == ids{x_sp, 1, x_sp});  // after a special token, a space again
-  const ids plain = t.encode("x<s>x", {false, false});
+  const ids plain = *t.encode("x<s>x", {false, false});
   CHECK(plain.size() == 5);
   CHECK(plain[0] == x_sp);
   CHECK(plain[4] == x);
@@ -200,7 +203,7 @@ TEST_CASE("BPE: words by the pre-tokenizer, bytes merged by rank, the lowest fir
   CHECK(t.encode("ll ll", {false, false}) == ids{ll, ' ', ll});  // token b is byte b's character
   CHECK(t.decode(ids{hello, sp_w, 'o'})->compare("hello wo") == 0);
   // the GPT-2 pre-tokenizer keeps "'s" apart and a space with the word after it
-  const ids s = t.encode("he's", {false, false});
+  const ids s = *t.encode("he's", {false, false});
   CHECK(s.front() == 257);  // "he"
   CHECK(s.size() == 3);     // he, ', s
 }
@@ -260,8 +263,7 @@ TEST_CASE("a large vocabulary built on two threads is the one built on one") {
       x = x * 6364136223846793005ull + 1442695040888963407ull;
       text += (x >> 60) < 2 ? ' ' : letters[(x >> 33) % 26];
     }
-    const ids a = one->encode(text), b = two->encode(text);
-    CHECK(a == b);
+    CHECK(one->encode(text) == *two->encode(text));
   }
   // the merges work: a pair is its token, a pair and a letter theirs
   CHECK(two->encode("aa", {false, false}) == ids{256});
@@ -289,13 +291,46 @@ TEST_CASE("decode: an id outside the vocabulary is an error, not a crash") {
 }
 
 TEST_CASE("any bytes are safe to tokenize") {
-  const auto spm = build(spm_vocab({{"\xE2\x96\x81", -1}, {"a", -2}}));
+  const auto spm = build(spm_vocab({{"\xE2\x96\x81", -1}, {"a", -2}}));  // with a byte token for each byte
   const auto bpe = build(bpe_vocab("gpt-2", {"l l"}, {"ll"}));
   std::string all;
   for (int i = 0; i < 256; ++i) all += static_cast<char>(i);
   for (const std::string& s : {all, std::string("\xF0\x9F"), std::string("\xE2\x96"), std::string(300, ' ') + "\xC3"}) {
-    CHECK(!spm.encode(s).empty());
-    CHECK(!bpe.encode(s, {false, false}).empty());
+    const auto a = spm.encode(s), b = bpe.encode(s, {false, false});
+    REQUIRE(a);
+    REQUIRE(b);
+    CHECK(!a->empty());
+    CHECK(!b->empty());
+  }
+}
+
+TEST_CASE("nothing is dropped: where llama.cpp aborts, the nearest text it tokenizes, or an error") {
+  SUBCASE("above U+10FFFF (BPE, WPM, PLaMo-2 abort): the lead byte is invalid, U+FFFD, as F8..FF are") {
+    const auto bpe = build(bpe_vocab("gpt-2", {}, {}));
+    // llama.cpp gives FF FF FF FF four U+FFFD (EF BF BD, as byte tokens); F4 90 80 80 is the same
+    CHECK(bpe.encode("\xF4\x90\x80\x80 beyond", {false, false}) ==
+          *bpe.encode("\xFF\xFF\xFF\xFF beyond", {false, false}));
+    CHECK(bpe.encode("\xF7\xBF\xBF\xBF", {false, false}) == *bpe.encode("\xFF\xFF\xFF\xFF", {false, false}));
+    CHECK(bpe.encode("\xF4\x90\x80\x80", {false, false})->size() == 12);
+    // U+10FFFF itself is a code point: four byte tokens
+    CHECK(bpe.encode("\xF4\x8F\xBF\xBF", {false, false})->size() == 4);
+  }
+  SUBCASE("an SPM vocabulary without the byte token a character needs: an error naming byte and vocabulary") {
+    auto fb = spm_vocab({{"\xE2\x96\x81", -1}, {"a", -2}}, 0xC3);
+    fb.kv("general.name", "tiny-spm");
+    const auto t = build(fb);
+    const auto e = t.encode(
+        "a\xC3\xA9"
+        "a",
+        {false, false});
+    REQUIRE_FALSE(e);
+    CHECK(e.error().code == errc::bad_vocabulary);
+    CHECK(e.error().subject() == "<0xC3> in tiny-spm");
+    // appending: `out` is left as it was
+    ids out{7, 8};
+    CHECK_FALSE(t.encode("\xC3\xA9", out, {false, false}));
+    CHECK(out == ids{7, 8});
+    CHECK(t.encode("aa", {false, false}));  // what the vocabulary has is fine
   }
 }
 

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   const auto tok = gguf::tokenizer::from(*file);
   if (!tok) return std::fprintf(stderr, "error: %s\n", gguf::to_string(tok.error()).c_str()), 1;
   const auto ids = tok->encode(argv[2]);
-  std::printf("%zu tokens: %s\n", ids.size(), tok->decode(ids).value_or("").c_str());
+  if (!ids) return std::fprintf(stderr, "error: %s\n", gguf::to_string(ids.error()).c_str()), 1;
+  std::printf("%zu tokens: %s\n", ids->size(), tok->decode(*ids).value_or("").c_str());
   return 0;
 }

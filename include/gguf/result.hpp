@@ -1,6 +1,7 @@
 #ifndef GGUF_RESULT_HPP
 #define GGUF_RESULT_HPP
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -450,6 +451,15 @@ class [[nodiscard]] result {  // NOLINT(*-special-member-functions): operator=(r
     if (!ok_) return storage_.err.code;
     out = std::move(storage_.value);
     return errc::success;
+  }
+
+  /**
+   * True when `r` holds a value equal to `v`; an error equals no value (as `std::expected == T`).
+   * @param r the result
+   * @param v a value
+   */
+  friend bool operator==(const result& r, const T& v) requires std::equality_comparable<T> {
+    return r.ok_ && r.storage_.value == v;
   }
 
  private:

@@ -99,7 +99,7 @@ class tokenizer {
       t.state_->newline = voc.pad;
     } else {
       const auto ids = t.encode("\n", {false, false});
-      t.state_->newline = ids.empty() ? voc.pad : ids.front();
+      t.state_->newline = !ids || ids->empty() ? voc.pad : ids->front();
     }
     return t;
   }
@@ -117,107 +117,39 @@ class tokenizer {
     return from_metadata(source.metadata(), options);
   }
 
+  /// The longest text `encode` takes: llama.cpp's `llama_tokenize` takes an `int32_t` length.
+  static constexpr std::size_t max_text_bytes = 0x7FFFFFFF;
+
   /**
    * Token ids of `text`, identical to llama.cpp's `llama_tokenize(vocab, text, ..., add_special,
-   * parse_special)`.
-   * @param text any bytes (invalid UTF-8 is tokenized as llama.cpp does: as U+FFFD or as bytes)
+   * parse_special)`. Time and memory are linear in the text whatever the vocabulary.
+   * @param text any bytes (invalid UTF-8 is tokenized as llama.cpp does: as U+FFFD or as bytes; a
+   *             4-byte sequence above U+10FFFF, on which llama.cpp's BPE, WPM and PLaMo-2 abort, as
+   *             the invalid bytes it is)
    * @param opt  whether to add BOS/EOS/SEP and whether to match control tokens in the text
+   * @return the ids; `limit_exceeded` for a text over `max_text_bytes`; `bad_vocabulary`, naming the
+   *         byte and the vocabulary, where llama.cpp aborts because the vocabulary lacks a token the
+   *         text needs (an SPM vocabulary without the byte token of a character it has no token for)
    */
-  std::vector<token_id> encode(std::string_view text, encode_options opt = {}) const {
+  result<std::vector<token_id>> encode(std::string_view text, encode_options opt = {}) const {
     std::vector<token_id> out;
-    encode(text, out, opt);
+    GGUF_TRY(encode(text, out, opt));
     return out;
   }
 
-  /** `encode`, appending to `out`. */
-  void encode(std::string_view text, std::vector<token_id>& out, encode_options opt = {}) const {
-    const text::vocabulary& v = state_->vocab;
-    std::vector<text::fragment> frags;
-    state_->specials->partition(text, opt.parse_special, frags);
-    using vt = text::vocab_type;
-    switch (v.type) {
-      case vt::spm: {
-        if (opt.add_special && v.add_bos) out.push_back(v.bos);
-        bool prev_special = true;
-        text::spm_encoder::scratch s;
-        std::string buf;
-        for (const text::fragment& f : frags) {
-          if (f.token != text::no_token) {
-            out.push_back(f.token);
-            prev_special = true;
-            continue;
-          }
-          buf.clear();
-          if (v.add_space_prefix && prev_special) buf += "\xE2\x96\x81";
-          for (char c : text.substr(f.begin, f.length)) {
-            if (c == ' ') {
-              buf += "\xE2\x96\x81";
-            } else {
-              buf += c;
-            }
-          }
-          state_->spm->encode(buf, out, s);
-          prev_special = false;
-        }
-        if (opt.add_special && v.add_eos) out.push_back(v.eos);
-        break;
-      }
-      case vt::bpe: {
-        if (opt.add_special && v.add_bos) out.push_back(v.bos);
-        text::bpe_encoder::scratch s;
-        for (const text::fragment& f : frags) {
-          if (f.token != text::no_token) {
-            out.push_back(f.token);
-          } else if (v.model == "whitespace") {
-            encode_whitespace_model(text.substr(f.begin, f.length), out, s);
-          } else if (v.model == "hybriddna") {
-            encode_dna_model(text.substr(f.begin, f.length), out, s);
-          } else {
-            state_->bpe->encode(text.substr(f.begin, f.length), out, s);
-          }
-        }
-        if (opt.add_special && v.add_eos) out.push_back(v.eos);
-        break;
-      }
-      case vt::wpm: {
-        if (opt.add_special) out.push_back(v.bos);
-        for (const text::fragment& f : frags) {
-          if (f.token != text::no_token) {
-            out.push_back(f.token);
-          } else {
-            state_->wpm->encode(text.substr(f.begin, f.length), out);
-          }
-        }
-        if (opt.add_special) out.push_back(v.sep);
-        break;
-      }
-      case vt::ugm: {
-        if (opt.add_special && v.add_bos) out.push_back(v.bos);
-        for (const text::fragment& f : frags) {
-          if (f.token != text::no_token) {
-            out.push_back(f.token);
-          } else {
-            state_->ugm->encode(text.substr(f.begin, f.length), out);
-          }
-        }
-        if (opt.add_special && v.add_eos) out.push_back(v.eos);
-        break;
-      }
-      case vt::rwkv:
-      case vt::plamo2: {
-        for (const text::fragment& f : frags) {
-          if (f.token != text::no_token) {
-            out.push_back(f.token);
-          } else if (v.type == vt::rwkv) {
-            state_->rwkv->encode(text.substr(f.begin, f.length), out);
-          } else {
-            state_->plamo2->encode(text.substr(f.begin, f.length), out);
-          }
-        }
-        break;
-      }
-      case vt::none: break;
+  /** `encode`, appending to `out`; on an error `out` is left as it was. */
+  result<void> encode(std::string_view text, std::vector<token_id>& out, encode_options opt = {}) const {
+    if (text.size() > max_text_bytes) {
+      return error{errc::limit_exceeded, "a text too long to tokenize (llama_tokenize takes at most 2^31 - 1 bytes)"};
     }
+    const std::size_t before = out.size();
+    error failed;
+    encode_fragments(text, out, opt, failed);
+    if (failed) {
+      out.resize(before);
+      return failed;
+    }
+    return {};
   }
 
   /**
@@ -302,6 +234,98 @@ class tokenizer {
   };
   explicit tokenizer(std::shared_ptr<state> s) noexcept : state_(std::move(s)) {}
 
+  // The ids of each fragment the special tokens leave, as each tokenizer model encodes it; the first
+  // failure stops the work (the rest of the fragments are skipped).
+  void encode_fragments(std::string_view text, std::vector<token_id>& out, encode_options opt, error& failed) const {
+    const text::vocabulary& v = state_->vocab;
+    using vt = text::vocab_type;
+    const auto raw = [&](const text::fragment& f) { return text.substr(f.begin, f.length); };
+    switch (v.type) {
+      case vt::spm: {
+        if (opt.add_special && v.add_bos) out.push_back(v.bos);
+        bool prev_special = true;
+        text::spm_encoder::scratch s;
+        std::string& buf = s.text;
+        state_->specials->partition(text, opt.parse_special, [&](const text::fragment& f) {
+          if (failed) return;
+          if (f.token != text::no_token) {
+            out.push_back(f.token);
+            prev_special = true;
+            return;
+          }
+          buf.clear();
+          if (v.add_space_prefix && prev_special) buf += "\xE2\x96\x81";
+          for (char c : raw(f)) {
+            if (c == ' ') {
+              buf += "\xE2\x96\x81";
+            } else {
+              buf += c;
+            }
+          }
+          if (auto r = state_->spm->encode(buf, out, s); !r) failed = r.error();
+          prev_special = false;
+        });
+        if (opt.add_special && v.add_eos) out.push_back(v.eos);
+        break;
+      }
+      case vt::bpe: {
+        if (opt.add_special && v.add_bos) out.push_back(v.bos);
+        text::bpe_encoder::scratch s;
+        state_->specials->partition(text, opt.parse_special, [&](const text::fragment& f) {
+          if (f.token != text::no_token) {
+            out.push_back(f.token);
+          } else if (v.model == "whitespace") {
+            encode_whitespace_model(raw(f), out, s);
+          } else if (v.model == "hybriddna") {
+            encode_dna_model(raw(f), out, s);
+          } else {
+            state_->bpe->encode(raw(f), out, s);
+          }
+        });
+        if (opt.add_special && v.add_eos) out.push_back(v.eos);
+        break;
+      }
+      case vt::wpm: {
+        if (opt.add_special) out.push_back(v.bos);
+        state_->specials->partition(text, opt.parse_special, [&](const text::fragment& f) {
+          if (f.token != text::no_token) {
+            out.push_back(f.token);
+          } else {
+            state_->wpm->encode(raw(f), out);
+          }
+        });
+        if (opt.add_special) out.push_back(v.sep);
+        break;
+      }
+      case vt::ugm: {
+        if (opt.add_special && v.add_bos) out.push_back(v.bos);
+        state_->specials->partition(text, opt.parse_special, [&](const text::fragment& f) {
+          if (f.token != text::no_token) {
+            out.push_back(f.token);
+          } else {
+            state_->ugm->encode(raw(f), out);
+          }
+        });
+        if (opt.add_special && v.add_eos) out.push_back(v.eos);
+        break;
+      }
+      case vt::rwkv:
+      case vt::plamo2: {
+        state_->specials->partition(text, opt.parse_special, [&](const text::fragment& f) {
+          if (f.token != text::no_token) {
+            out.push_back(f.token);
+          } else if (v.type == vt::rwkv) {
+            state_->rwkv->encode(raw(f), out);
+          } else {
+            state_->plamo2->encode(raw(f), out);
+          }
+        });
+        break;
+      }
+      case vt::none: break;
+    }
+  }
+
   // The "whitespace" tokenizer model: BPE over each run of non-whitespace (lower-cased if asked).
   void encode_whitespace_model(std::string_view fragment, std::vector<token_id>& out,
                                text::bpe_encoder::scratch& s) const {
@@ -309,7 +333,7 @@ class tokenizer {
     std::string escaped;
     if (v.escape_whitespaces) fragment = escaped = escape_spaces(fragment);
     std::vector<char32_t> cpts;
-    text::decode_utf8(fragment, cpts);
+    text::decode_utf8(fragment, cpts, text::above_unicode::invalid);
     std::string segment;
     const auto flush = [&] {
       if (segment.empty()) return;

@@ -226,12 +226,14 @@ class tokenizer {
     const text_arg arg(text);
     const std::string_view s = arg.view();
     std::vector<token_id> ids;
-    if (s.size() >= release_bytes) {
-      py::gil_scoped_release unlocked;
-      t_.encode(s, ids, {add_special, parse_special});
-    } else {
-      t_.encode(s, ids, {add_special, parse_special});
-    }
+    gguf::result<void> r = [&] {
+      if (s.size() >= release_bytes) {
+        py::gil_scoped_release unlocked;
+        return t_.encode(s, ids, {add_special, parse_special});
+      }
+      return t_.encode(s, ids, {add_special, parse_special});
+    }();
+    if (!r) raise(printable(r.error()));
     return to_python(std::move(ids), as_numpy);
   }
 
@@ -274,9 +276,22 @@ class tokenizer {
 
     std::vector<std::vector<token_id>> out(n);
     const gguf::encode_options opt{add_special, parse_special};
+    // the first text that cannot be encoded (an SPM vocabulary without a byte token): its error is raised
+    std::atomic<std::size_t> failed_at{n};
+    gguf::error first_error;
+    std::mutex error_lock;
+    const auto encode_one = [&](std::size_t i) {
+      if (auto r = t_.encode(args[i].view(), out[i], opt); !r) {
+        const std::lock_guard<std::mutex> g(error_lock);
+        if (i < failed_at.load(std::memory_order_relaxed)) {
+          first_error = r.error();
+          failed_at.store(i, std::memory_order_relaxed);
+        }
+      }
+    };
     if (n_threads == 1) {
       const auto run = [&] {
-        for (std::size_t i = 0; i < n; ++i) t_.encode(args[i].view(), out[i], opt);
+        for (std::size_t i = 0; i < n && failed_at.load(std::memory_order_relaxed) == n; ++i) encode_one(i);
       };
       if (total >= release_bytes) {
         py::gil_scoped_release unlocked;
@@ -296,7 +311,7 @@ class tokenizer {
             const std::size_t first = next.fetch_add(chunk, std::memory_order_relaxed);
             if (first >= n) break;
             const std::size_t last = std::min(n, first + chunk);
-            for (std::size_t i = first; i < last; ++i) t_.encode(args[i].view(), out[i], opt);
+            for (std::size_t i = first; i < last; ++i) encode_one(i);
           }
         } catch (...) {
           const std::lock_guard<std::mutex> g(failure_lock);
@@ -320,6 +335,7 @@ class tokenizer {
       }
       if (failure) std::rethrow_exception(failure);
     }
+    if (failed_at.load() < n) raise(printable(first_error));
 
     py::list result(n);
     for (std::size_t i = 0; i < n; ++i) {

@@ -37,6 +37,19 @@ PRE_NAMES = [
 ]
 
 
+def dense_corpus(alphabet, n, seed=3):
+    """Random texts over a small alphabet (the special-token vocabularies'): every cut of llama.cpp's
+    partition order, lstrip/rstrip and parse_special is met, and long runs of one character."""
+    rng = random.Random(seed)
+    texts = []
+    for k in range(n):
+        if k % 10 == 9:
+            texts.append((rng.choice(alphabet) * rng.randint(50, 400)).encode("utf-8"))
+        else:
+            texts.append("".join(rng.choice(alphabet) for _ in range(rng.randint(0, 120))).encode("utf-8"))
+    return texts
+
+
 def corpus(specials, n_random, seed=1):
     """The texts, as bytes."""
     t = [
@@ -225,6 +238,8 @@ def main():
                 extra.append(os.path.join(models, name))
         for path in extra:
             texts = corpus(specials_of(go, path), a.random)
+            if a.models and os.path.basename(path).startswith("specials-"):
+                texts += dense_corpus(tokenizer_vocabs.SPECIAL_ALPHABET, 3 * a.random)
             bad, what = compare(go, a.batch, path, texts, work, os.path.basename(path))
             failures += bad > 0
             print("%-34s %s: %s" % (os.path.basename(path), "ok" if bad == 0 else "%d MISMATCHES" % bad, what), flush=True)

@@ -119,6 +119,69 @@ def dna(out, gpt2_path, oracle_dir):
           [("tokenizer.ggml.pre", "string", "gpt-2"), ("tokenizer.ggml.merges", "array", ("string", merges))])
 
 
+#: The alphabet of the special-token vocabularies' texts: tokens made of it overlap, nest and repeat.
+SPECIAL_ALPHABET = "ab<> \n\u2248"
+
+
+def special_tokens(out, gpt2_path, spm_path, oracle_dir, seed=5):
+    """gpt-2's (BPE) and llama-spm's (SPM) vocabularies plus many control and user-defined tokens over a
+    small alphabet, so that they overlap, nest and repeat in any text over it: the order in which
+    llama.cpp's partition applies them decides every cut. One gpt-2 copy is named "phi-3" (llama.cpp then
+    gives every special token rstrip, and </s> too); one holds 60 nested tokens ("\u2248" x 3..62)."""
+    import random
+    rng = random.Random(seed)
+    paths = []
+
+    def base(path):
+        r = subprocess.run([sys.executable, os.path.join(oracle_dir, "ggml_oracle.py"), "inspect", path],
+                           capture_output=True, text=True, check=True)
+        return {e["key"]: e["value"] for e in json.loads(r.stdout)["metadata"]}
+
+    def add(src_md, name, model, pre, extra_tokens, extra_types, general_name):
+        toks = list(src_md["tokenizer.ggml.tokens"]["value"])
+        types = list(src_md["tokenizer.ggml.token_type"]["value"])
+        have = set(toks)
+        new = [(t, k) for t, k in zip(extra_tokens, extra_types) if t not in have and not have.add(t)]
+        kvs = []
+        if "tokenizer.ggml.scores" in src_md:
+            scores = list(src_md["tokenizer.ggml.scores"]["value"]) + [0.0] * len(new)
+            kvs.append(("tokenizer.ggml.scores", "array", ("float32", scores)))
+        if "tokenizer.ggml.merges" in src_md:
+            kvs.append(("tokenizer.ggml.merges", "array", ("string", list(src_md["tokenizer.ggml.merges"]["value"]))))
+        if pre:
+            kvs.append(("tokenizer.ggml.pre", "string", pre))
+        from ggml_oracle import Writer
+        w = Writer()
+        w.kvs.append(("general.architecture", "string", "llama"))
+        w.kvs.append(("general.name", "string", general_name))
+        w.kvs.append(("tokenizer.ggml.model", "string", model))
+        w.kvs.append(("tokenizer.ggml.tokens", "array", ("string", toks + [t for t, _ in new])))
+        w.kvs.append(("tokenizer.ggml.token_type", "array", ("int32", types + [k for _, k in new])))
+        for kv in kvs:
+            w.kvs.append(kv)
+        path = os.path.join(out, name)
+        w.write(path)
+        paths.append(path)
+
+    def random_tokens(n):
+        toks = set()
+        while len(toks) < n:
+            toks.add("".join(rng.choice(SPECIAL_ALPHABET) for _ in range(rng.randint(1, 7))))
+        toks = sorted(toks)
+        return toks, [rng.choice((CONTROL, USER, USER)) for _ in toks]
+
+    gpt2, spm = base(gpt2_path), base(spm_path)
+    toks, types = random_tokens(120)
+    add(gpt2, "specials-bpe.gguf", "gpt2", "gpt-2", toks, types, "specials")
+    add(gpt2, "specials-phi3.gguf", "gpt2", "gpt-2", toks + ["</s>", "<unk>", "<s>", "<|endoftext|>"],
+        types + [CONTROL, CONTROL, CONTROL, CONTROL], "phi-3 specials")
+    toks, types = random_tokens(120)
+    add(spm, "specials-spm.gguf", "llama", None, toks, types, "specials")
+    nested = ["\u2248" * k for k in range(3, 63)]
+    add(gpt2, "specials-nested.gguf", "gpt2", "gpt-2", nested, [USER] * len(nested), "nested")
+    return paths
+
+
 def write_all(out, shared):
     """Every vocabulary above into the folder `out`; returns their paths."""
     sys.path.insert(0, os.path.join(shared, "oracle"))
@@ -134,4 +197,6 @@ def write_all(out, shared):
           [("tokenizer.ggml.add_space_prefix", "bool", True)])
     write_more(out)
     dna(out, os.path.join(shared, "data", "vocab", "ggml-vocab-gpt-2.gguf"), os.path.join(shared, "oracle"))
+    special_tokens(out, os.path.join(shared, "data", "vocab", "ggml-vocab-gpt-2.gguf"),
+                   os.path.join(shared, "data", "vocab", "ggml-vocab-llama-spm.gguf"), os.path.join(shared, "oracle"))
     return sorted(os.path.join(out, f) for f in os.listdir(out) if f.endswith(".gguf"))

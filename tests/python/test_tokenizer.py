@@ -26,10 +26,9 @@ import pytest
 
 import pygguf
 
-ROOT = Path(__file__).resolve().parents[2]
-SHARED = Path(os.environ.get("GGUF_SHARED_DIR", ROOT.parent / "shared"))
+from support import ORACLE, ROOT, SHARED, cases
+
 VOCABS = sorted((SHARED / "data" / "vocab").glob("*.gguf"))
-ORACLE = SHARED / "oracle" / "ggml_oracle.py"
 
 # The tokenizer model of each shared vocabulary.
 VOCAB_TYPES = {
@@ -278,7 +277,7 @@ def test_there_are_twelve_shared_vocabularies():
 
 @needs_vocabs
 @pytest.mark.skipif(TOKENIZE_BATCH is None, reason="tokenize_batch (a C++ build's tests) not found")
-@pytest.mark.parametrize("path", VOCABS, ids=vocab_id)
+@pytest.mark.parametrize("path", cases(VOCABS, "shared vocabularies"), ids=vocab_id)
 def test_ids_and_bytes_are_the_cxx_librarys(path):
     """Every text, every flag setting: the same ids as gguf::tokenizer::encode, the same bytes as
     decode; str and bytes inputs agree, and so do lists and int32 arrays."""
@@ -308,7 +307,7 @@ def test_ids_and_bytes_are_the_cxx_librarys(path):
 
 @needs_vocabs
 @pytest.mark.skipif(not HAS_ORACLE, reason="the oracle (llama.cpp's libllama) is not available")
-@pytest.mark.parametrize("path", VOCABS, ids=vocab_id)
+@pytest.mark.parametrize("path", cases(VOCABS, "shared vocabularies"), ids=vocab_id)
 @pytest.mark.parametrize("add_special,parse_special", [(True, False), (False, True)])
 def test_ids_are_llama_cpps(path, add_special, parse_special):
     """Directly against llama.cpp's llama_tokenize and llama_detokenize, on part of the corpus."""
@@ -352,7 +351,7 @@ def long_text(size: int) -> bytes:
 
 
 @needs_vocabs
-@pytest.mark.parametrize("path", VOCABS, ids=vocab_id)
+@pytest.mark.parametrize("path", cases(VOCABS, "shared vocabularies"), ids=vocab_id)
 def test_vocabulary_facts(path):
     tok = tokenizer_of(path)
     with pygguf.open(path) as m:
@@ -635,6 +634,18 @@ def test_a_tiny_vocabulary_written_here_works():
     assert tok.decode_bytes(ids[1:]) == b"abc <tag> xyz\n"
 
 
+def test_a_text_the_vocabulary_cannot_spell_raises_naming_the_byte():
+    """Where llama.cpp aborts (an SPM vocabulary with neither a token for a character nor its byte tokens:
+    the reduced Baichuan copy of tests/data has no "\u2581"), GGUFError names the byte and the vocabulary;
+    no id list with the text dropped (it once gave [1] for "Hello world")."""
+    with pygguf.open(ROOT / "tests" / "data" / "vocab" / "ggml-vocab-baichuan.gguf") as m:
+        tok = m.tokenizer
+    for call in (lambda: tok.encode("Hello world"), lambda: tok.encode(b"Hello world", as_numpy=True),
+                 lambda: tok.encode_batch(["Hello", "world"] * 40, threads=2)):
+        with pytest.raises(pygguf.GGUFError, match=r"no byte token .*<0xE2> in Baichuan-7B"):
+            call()
+
+
 @pytest.mark.skipif(not HAS_ORACLE, reason="the oracle (llama.cpp's libllama) is not available")
 def test_a_tiny_vocabulary_written_here_is_llama_cpps(tmp_path):
     path = tmp_path / "tiny.gguf"
@@ -710,7 +721,8 @@ def test_a_refusal_quoting_bytes_that_are_not_utf8():
 @needs_vocabs
 def test_damaged_vocabularies_never_crash():
     """Random damage to a small SPM and to gpt-2's types, ids and texts: a GGUFError or a tokenizer that
-    works; run in a child process so that a crash fails the test instead of ending the run."""
+    works (encoding a text it cannot spell, an SPM vocabulary that lost byte tokens, raises GGUFError);
+    run in a child process so that a crash fails the test instead of ending the run."""
     code = f"""
 import random, sys
 sys.path.insert(0, {str(Path(__file__).parent)!r})
@@ -748,7 +760,11 @@ for round in range(40):
         continue
     for t in texts:
         for a, p in T.ENCODE_FLAGS:
-            ids = tok.encode(t, add_special=a, parse_special=p)
+            try:
+                ids = tok.encode(t, add_special=a, parse_special=p)
+            except pygguf.GGUFError as e:
+                assert e.code == "bad_vocabulary" and "no byte token" in str(e), str(e)
+                continue
             tok.decode_bytes(ids, remove_special=a, unparse_special=p)
             tok.decode_bytes(ids[::-1], unparse_special=True)
     for i in range(0, tok.n_vocab, 97):

@@ -76,11 +76,17 @@ int main(int argc, char** argv) {
     const bool flags[4][2] = {{true, false}, {false, false}, {true, true}, {false, true}};
     for (int k = 0; k < 4; ++k) {
       const auto ids = tok->encode(text, {flags[k][0], flags[k][1]});
-      if (k == 0) first = ids;
+      if (!ids) {  // where llama.cpp aborts (an SPM vocabulary without a byte token): the error, quoted
+        out += k ? ",\"" : "\"";
+        out += json_escape(gguf::to_string(ids.error()));
+        out += '"';
+        continue;
+      }
+      if (k == 0) first = *ids;
       out += k ? ",[" : "[";
-      for (std::size_t i = 0; i < ids.size(); ++i) {
+      for (std::size_t i = 0; i < ids->size(); ++i) {
         if (i) out += ',';
-        out += std::to_string(ids[i]);
+        out += std::to_string((*ids)[i]);
       }
       out += ']';
     }

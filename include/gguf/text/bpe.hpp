@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,7 +47,6 @@ class bpe_encoder {
   /** Per-call buffers: reuse one across calls to skip their allocation. */
   struct scratch {
     std::vector<char32_t> cpts;            ///< the fragment's code points
-    std::vector<pretokenized_word> words;  ///< word boundaries
     std::string word;                      ///< one word's bytes
     std::string mapped;                    ///< one word byte-level encoded
     std::vector<std::int32_t> sym_id;      ///< per symbol of a word: its token, or -1
@@ -79,23 +79,24 @@ class bpe_encoder {
       text = escaped;
     }
     s.cpts.clear();
-    decode_utf8(text, s.cpts);
-    s.words.clear();
-    split_words(v.pre, s.cpts, s.words);
-    for (const pretokenized_word& w : s.words) {
-      s.word.clear();
-      for (std::uint32_t i = w.begin; i < w.end; ++i) append_utf8(s.word, s.cpts[i]);
-      if (s.word.empty()) continue;
-      const std::uint64_t h = detail::hash_bytes(s.word.data(), s.word.size());
-      std::size_t n = 0;
-      if (const token_id* ids = s.cache.find(s.word, h, n)) {
-        out.insert(out.end(), ids, ids + n);
-        continue;
+    decode_utf8(text, s.cpts, above_unicode::invalid);  // llama.cpp aborts writing such a value back
+    split_words(v.pre, s.cpts, [&](std::span<const pretokenized_word> words) {
+      for (const pretokenized_word& w : words) {
+        s.word.clear();
+        for (std::uint32_t i = w.begin; i < w.end; ++i) append_utf8(s.word, s.cpts[i]);
+        if (s.word.empty()) continue;
+        const std::uint64_t h = detail::hash_bytes(s.word.data(), s.word.size());
+        std::size_t n = 0;
+        if (const token_id* ids = s.cache.find(s.word, h, n)) {
+          out.insert(out.end(), ids, ids + n);
+          continue;
+        }
+        const std::size_t before = out.size();
+        encode_word(s.word, out, s);
+        s.cache.insert(s.word, h, out.data() + before, out.size() - before);
       }
-      const std::size_t before = out.size();
-      encode_word(s.word, out, s);
-      s.cache.insert(s.word, h, out.data() + before, out.size() - before);
-    }
+    });
+    if (s.cpts.capacity() > (std::size_t{1} << 18)) std::vector<char32_t>().swap(s.cpts);  // a long text's
   }
 
  private:

@@ -36,10 +36,23 @@ struct utf8_decoded {
 };
 
 /**
+ * What decoding does with the values above U+10FFFF that llama.cpp's decoder accepts (F4 90 80 80 to
+ * F7 BF BF BF). llama.cpp's BPE, WPM and PLaMo-2 tokenizers later write every code point back as UTF-8
+ * and abort on such a value; its SPM and UGM tokenizers copy the bytes through and never fail.
+ */
+enum class above_unicode : bool {
+  keep,     ///< decode them, as llama.cpp does
+  invalid,  ///< read their lead byte as an invalid byte (U+FFFD, one byte), as llama.cpp reads F8..FF: the
+            ///< nearest input llama.cpp tokenizes, where it would abort
+};
+
+/**
  * The step llama.cpp's `unicode_cpts_from_utf8` takes at p[0..n), n > 0 the bytes left: the result of
  * `unicode_cpt_from_utf8`, or, where that throws, U+FFFD and one byte.
+ * @param mode what a value above U+10FFFF gives
  */
-constexpr utf8_decoded decode_utf8_at(const unsigned char* p, std::size_t n) noexcept {
+constexpr utf8_decoded decode_utf8_at(const unsigned char* p, std::size_t n,
+                                      above_unicode mode = above_unicode::keep) noexcept {
   const std::uint32_t b0 = p[0];
   const auto cont = [&](std::size_t i) { return (p[i] & 0xC0u) == 0x80u; };
   if (b0 < 0x80) return {b0, 1};
@@ -54,7 +67,9 @@ constexpr utf8_decoded decode_utf8_at(const unsigned char* p, std::size_t n) noe
   }
   if ((b0 & 0x08) == 0) {
     if (n < 4 || !cont(1) || !cont(2) || !cont(3)) return {replacement_character, 1};
-    return {((b0 & 0x07u) << 18) | ((p[1] & 0x3Fu) << 12) | ((p[2] & 0x3Fu) << 6) | (p[3] & 0x3Fu), 4};
+    const char32_t c = ((b0 & 0x07u) << 18) | ((p[1] & 0x3Fu) << 12) | ((p[2] & 0x3Fu) << 6) | (p[3] & 0x3Fu);
+    if (c > 0x10FFFF && mode == above_unicode::invalid) return {replacement_character, 1};
+    return {c, 4};
   }
   return {replacement_character, 1};  // F8..FF start nothing
 }
@@ -62,8 +77,9 @@ constexpr utf8_decoded decode_utf8_at(const unsigned char* p, std::size_t n) noe
 /**
  * Appends the code points of `text` to `out`, as llama.cpp's `unicode_cpts_from_utf8` returns them
  * (see the file comment for invalid input). Throws only what a vector's growth throws.
+ * @param mode what a value above U+10FFFF gives
  */
-inline void decode_utf8(std::string_view text, std::vector<char32_t>& out) {
+inline void decode_utf8(std::string_view text, std::vector<char32_t>& out, above_unicode mode = above_unicode::keep) {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t n = text.size();
   const std::size_t base = out.size();
@@ -75,7 +91,7 @@ inline void decode_utf8(std::string_view text, std::vector<char32_t>& out) {
       *w++ = p[i++];
       continue;
     }
-    const utf8_decoded d = decode_utf8_at(p + i, n - i);
+    const utf8_decoded d = decode_utf8_at(p + i, n - i, mode);
     *w++ = d.codepoint;
     i += d.length;
   }

@@ -167,7 +167,7 @@ class plamo2_encoder {
   void encode(std::string_view fragment, std::vector<token_id>& out, scratch& sc) const {
     auto& cps = sc.cps;
     cps.clear();
-    decode_utf8(fragment, cps);
+    decode_utf8(fragment, cps, above_unicode::invalid);             // llama.cpp aborts writing such a value back
     std::size_t skip = (!cps.empty() && cps[0] == 0xFEFF) ? 1 : 0;  // a byte order mark
     const std::size_t n = cps.size() - skip;
     if (n == 0) return;

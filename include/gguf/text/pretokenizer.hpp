@@ -2,11 +2,13 @@
 #define GGUF_TEXT_PRETOKENIZER_HPP
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -1339,11 +1341,36 @@ constexpr bool is_han(char32_t c) noexcept {
 }
 
 // A piece and the words found in it so far.
+// Where a stage puts its words: a small buffer handed on in batches, to the next stage or to the caller,
+// so that no stage holds the words of the whole text.
+class word_sink {
+ public:
+  using flush_fn = void (*)(void* context, std::span<const pretokenized_word> words);
+  word_sink() = default;
+  word_sink(flush_fn f, void* context) noexcept : f_(f), context_(context) {}
+  void push_back(pretokenized_word w) {
+    buf_[n_++] = w;
+    if (n_ == buf_.size()) flush();
+  }
+  void flush() {
+    if (n_ == 0) return;
+    const std::size_t n = n_;
+    n_ = 0;
+    f_(context_, std::span<const pretokenized_word>(buf_.data(), n));
+  }
+
+ private:
+  flush_fn f_ = nullptr;
+  void* context_ = nullptr;
+  std::size_t n_ = 0;
+  std::array<pretokenized_word, 128> buf_{};
+};
+
 struct piece {
   const char32_t* cp;
   const std::uint16_t* fl;
   std::uint32_t b, e;
-  std::vector<pretokenized_word>& out;
+  word_sink& out;
   std::uint32_t prev;  // end of the last word
 
   std::uint16_t flags(std::uint32_t p) const noexcept { return p < e ? fl[p] : 0; }
@@ -1542,6 +1569,16 @@ class word_splitter {
    * @param words receives the words
    */
   void split(pre_tokenizer type, std::span<const char32_t> text, std::vector<pretokenized_word>& words) {
+    split(type, text, [&](std::span<const pretokenized_word> w) { words.insert(words.end(), w.begin(), w.end()); });
+  }
+
+  /**
+   * `split`, handing the words to `emit` in order, in batches (`std::span<const pretokenized_word>`), as
+   * the last stage finds them: the words of the whole text are never held (only the pieces of the
+   * stages before the last, for the pre-tokenizers that have several).
+   */
+  template <class Emit>
+  void split(pre_tokenizer type, std::span<const char32_t> text, Emit&& emit) {
     namespace p = detail::pre;
     const auto n = static_cast<std::uint32_t>(text.size());
     if (n == 0) return;
@@ -1550,12 +1587,23 @@ class word_splitter {
     const p::stage_table& table = p::stages();
     const auto list = static_cast<std::size_t>(p::list_of[static_cast<std::size_t>(type)]);
     const std::size_t first = p::list_first[list], count = p::list_count[list];
+    // the stages before the last write their pieces into next_; the last hands its words to the caller
+    p::word_sink to_next(
+        [](void* v, std::span<const pretokenized_word> w) {
+          static_cast<std::vector<pretokenized_word>*>(v)->insert(
+              static_cast<std::vector<pretokenized_word>*>(v)->end(), w.begin(), w.end());
+        },
+        &next_);
+    using emit_t = std::remove_reference_t<Emit>;
+    p::word_sink to_caller([](void* e, std::span<const pretokenized_word> w) { (*static_cast<emit_t*>(e))(w); },
+                           const_cast<void*>(static_cast<const void*>(&emit)));
     pieces_.clear();
     pieces_.push_back(pretokenized_word{0, n});
     for (std::size_t k = 0; k < count; ++k) {
       const p::stage& st = table.stages[first + k];
-      std::vector<pretokenized_word>& dst = k + 1 == count ? words : next_;
-      if (&dst == &next_) next_.clear();
+      const bool last = k + 1 == count;
+      p::word_sink& dst = last ? to_caller : to_next;
+      next_.clear();
       if (st.kind == p::path::collapsed || st.kind == p::path::wide) {
         masks(st.prog, text);
         for (const pretokenized_word& w : pieces_) regex_piece(st.prog, w.begin, w.end, dst);
@@ -1570,8 +1618,10 @@ class word_splitter {
           }
         }
       }
-      if (&dst == &next_) pieces_.swap(next_);
+      dst.flush();
+      if (!last) pieces_.swap(next_);
     }
+    release_if_large();
   }
 
  private:
@@ -1579,6 +1629,15 @@ class word_splitter {
   std::vector<std::uint64_t> mask_;
   std::vector<pretokenized_word> pieces_, next_;
   detail::pre::matcher matcher_;
+
+  // A call on a long text leaves no long buffers behind (the splitter is thread_local).
+  void release_if_large() {
+    constexpr std::size_t keep = std::size_t{1} << 18;
+    if (flags_.capacity() > keep) std::vector<std::uint16_t>().swap(flags_);
+    if (mask_.capacity() > keep) std::vector<std::uint64_t>().swap(mask_);
+    if (pieces_.capacity() > keep) std::vector<pretokenized_word>().swap(pieces_);
+    if (next_.capacity() > keep) std::vector<pretokenized_word>().swap(next_);
+  }
 
   // Each code point's classes, seen as llama.cpp feeds the regex: the collapsed byte, or the code
   // point with non-ASCII whitespace as \v.
@@ -1609,8 +1668,7 @@ class word_splitter {
   }
 
   // llama.cpp's unicode_regex_split_stl on one piece: regex_iterator's matches, and the text between.
-  void regex_piece(const detail::pre::program& prog, std::uint32_t b, std::uint32_t e,
-                   std::vector<pretokenized_word>& out) {
+  void regex_piece(const detail::pre::program& prog, std::uint32_t b, std::uint32_t e, detail::pre::word_sink& out) {
     namespace p = detail::pre;
     matcher_.prog = &prog;
     matcher_.mask = mask_.data();
@@ -1635,13 +1693,28 @@ class word_splitter {
   }
 };
 
+namespace detail {
+// The calling thread's splitter: its buffers are reused from call to call.
+inline word_splitter& thread_splitter() {
+  thread_local word_splitter splitter;
+  return splitter;
+}
+}  // namespace detail
+
 /**
  * Appends the words of `text` for the pre-tokenizer `type` to `words` (see `word_splitter::split`),
  * with one `word_splitter` per thread.
  */
 inline void split_words(pre_tokenizer type, std::span<const char32_t> text, std::vector<pretokenized_word>& words) {
-  thread_local word_splitter splitter;
-  splitter.split(type, text, words);
+  detail::thread_splitter().split(type, text, words);
+}
+
+/**
+ * `split_words`, handing the words to `emit` in batches as they are found (see `word_splitter::split`).
+ */
+template <class Emit>
+void split_words(pre_tokenizer type, std::span<const char32_t> text, Emit&& emit) {
+  detail::thread_splitter().split(type, text, std::forward<Emit>(emit));
 }
 
 }  // namespace text

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gguf/result.hpp"
 #include "gguf/text/codepoints.hpp"
 #include "gguf/text/text_cache.hpp"
 #include "gguf/text/token_table.hpp"
@@ -19,6 +20,8 @@ namespace text {
  * llama.cpp's SentencePiece tokenizer (`llm_tokenizer_spm_session`): the text's UTF-8 characters
  * merged pairwise, the pair whose joined text is the token of highest score first (leftmost among
  * equals), until no pair makes a token; a character that is no token is spelt with byte tokens.
+ * Where the vocabulary has no token for such a byte (llama.cpp aborts: `byte_to_token` throws), the
+ * text cannot be tokenized, and encoding says so.
  */
 class spm_encoder {
  public:
@@ -52,33 +55,35 @@ class spm_encoder {
    * @param text the text (any bytes)
    * @param out  receives the ids
    * @param s    buffers, reusable
+   * @return nothing; `bad_vocabulary` naming the byte when a character is no token and one of its bytes
+   *         has no byte token either (`out` then holds part of the ids)
    */
-  void encode(std::string_view text, std::vector<token_id>& out, scratch& s) const {
-    if (!splittable_) {
-      encode_piece(text, out, s);
-      return;
-    }
+  result<void> encode(std::string_view text, std::vector<token_id>& out, scratch& s) const {
+    if (!splittable_) return encode_piece(text, out, s);
     std::size_t start = 0;
-    const auto flush = [&](std::size_t end) {
-      if (end == start) return;
+    const auto flush = [&](std::size_t end) -> result<void> {
+      if (end == start) return {};
       const std::string_view w = text.substr(start, end - start);
+      start = end;
       const std::uint64_t h = detail::hash_bytes(w.data(), w.size());
       std::size_t n = 0;
       if (const token_id* ids = s.cache.find(w, h, n)) {
         out.insert(out.end(), ids, ids + n);
-      } else {
-        const std::size_t before = out.size();
-        encode_piece(w, out, s);
-        s.cache.insert(w, h, out.data() + before, out.size() - before);
+        return {};
       }
-      start = end;
+      const std::size_t before = out.size();
+      GGUF_TRY(encode_piece(w, out, s));
+      s.cache.insert(w, h, out.data() + before, out.size() - before);
+      return {};
     };
     // split where a U+2581 follows anything but another one, at a character boundary as llama.cpp cuts them
     for (std::size_t at = 0; at < text.size();) {
-      if (at > 0 && text.compare(at, 3, space) == 0 && (at < 3 || text.compare(at - 3, 3, space) != 0)) flush(at);
+      if (at > 0 && text.compare(at, 3, space) == 0 && (at < 3 || text.compare(at - 3, 3, space) != 0)) {
+        GGUF_TRY(flush(at));
+      }
       at += std::min<std::size_t>(utf8_sequence_length(static_cast<unsigned char>(text[at])), text.size() - at);
     }
-    flush(text.size());
+    return flush(text.size());
   }
 
  private:
@@ -97,7 +102,7 @@ class spm_encoder {
   }
 
   // llama.cpp's merging over one stretch of the text.
-  void encode_piece(std::string_view text, std::vector<token_id>& out, scratch& s) const {
+  result<void> encode_piece(std::string_view text, std::vector<token_id>& out, scratch& s) const {
     const vocabulary& v = *v_;
     s.next.clear(), s.prev.clear(), s.begin.clear(), s.end.clear(), s.id.clear(), s.heap.clear();
     for (std::size_t at = 0; at < text.size();) {
@@ -108,7 +113,7 @@ class spm_encoder {
       at += len;
     }
     const std::size_t n = s.begin.size();
-    if (n == 0) return;
+    if (n == 0) return {};
     s.next.resize(n), s.prev.resize(n), s.id.assign(n, no_token);
     for (std::size_t i = 0; i < n; ++i) {
       s.next[i] = i + 1 < n ? static_cast<std::int32_t>(i + 1) : -1;
@@ -151,10 +156,20 @@ class spm_encoder {
       }
       // no token: the bytes, as "<0xXX>" tokens or single-byte tokens
       for (std::uint32_t b = s.begin[k]; b < s.end[k]; ++b) {
-        const token_id t = v.byte_tokens[static_cast<unsigned char>(text[b])];
-        if (t != no_token) out.push_back(t);
+        const auto byte = static_cast<unsigned char>(text[b]);
+        const token_id t = v.byte_tokens[byte];
+        if (t == no_token) return missing_byte(byte);
+        out.push_back(t);
       }
     }
+    return {};
+  }
+
+  GGUF_COLD error missing_byte(unsigned char byte) const {
+    static constexpr char hex[] = "0123456789ABCDEF";
+    const char name[] = {'<', '0', 'x', hex[byte >> 4], hex[byte & 15], '>'};
+    return error{errc::bad_vocabulary, "the vocabulary has no byte token for a byte of the text (llama.cpp aborts)"}
+        .about(std::string_view(name, sizeof name), " in ", v_->name);
   }
 
   const vocabulary* v_;

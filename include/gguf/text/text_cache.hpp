@@ -14,9 +14,16 @@ namespace text::detail {
 /**
  * Words already encoded in one call: text is split into the same words again and again ("the", " of"),
  * and a word's ids depend on its bytes alone. Open addressing over a byte pool and an id pool.
+ *
+ * It holds at most `max_words` words (the first ones met; a text's frequent words come early), so its
+ * memory is bounded whatever the text: a text of distinct words (random strings, hashes, base64) would
+ * otherwise keep a copy of itself and its ids, some 20 bytes per byte.
  */
 class word_cache {
  public:
+  /// The most words kept: 2^16, a few megabytes at most.
+  static constexpr std::size_t max_words = std::size_t{1} << 16;
+
   /// The ids of `word`, or nullptr; `count` receives their number.
   const token_id* find(std::string_view word, std::uint64_t h, std::size_t& count) const noexcept {
     if (slots_.empty()) return nullptr;
@@ -31,7 +38,7 @@ class word_cache {
   }
   /// Remembers the ids of `word` (at least one id).
   void insert(std::string_view word, std::uint64_t h, const token_id* ids, std::size_t count) {
-    if (count == 0 || word.size() > 256) return;  // long words rarely repeat
+    if (count == 0 || word.size() > 256 || used_ >= max_words) return;  // long words rarely repeat
     if (2 * (used_ + 1) > slots_.size()) grow();
     const slot s{h, static_cast<std::uint32_t>(bytes_.size()), static_cast<std::uint32_t>(word.size()),
                  static_cast<std::uint32_t>(ids_.size()), static_cast<std::uint32_t>(count)};

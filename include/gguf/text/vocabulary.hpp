@@ -60,6 +60,7 @@ inline constexpr std::string_view dna_marker = "\xEE\x80\x80";
  */
 struct vocabulary {
   vocab_type type = vocab_type::spm;  ///< the tokenizer model
+  std::string name;                   ///< `general.name`, or `tokenizer.ggml.model` without one: for messages
   std::string model;                  ///< `tokenizer.ggml.model` as written
   std::string pre_name;               ///< `tokenizer.ggml.pre` as written ("" when absent)
   pre_tokenizer pre{};                ///< the BPE pre-tokenizer (the default one for other models)
@@ -634,6 +635,7 @@ inline result<vocabulary> load_vocabulary(const metadata_table& md, unsigned thr
   // per-model attributes llama.cpp sets by name
   {
     std::string name(md.get<std::string_view>("general.name").value_or(""));
+    v.name = name.empty() ? v.model : name;
     for (char& c : name) c = static_cast<char>((c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c);
     const std::string_view arch = md.get<std::string_view>("general.architecture").value_or("");
     const auto contains = [](std::string_view s, std::initializer_list<std::string_view> parts) {

@@ -35,8 +35,8 @@ namespace text {
  *
  * Quirks kept: matching is by bytes (a token may end inside a character); a cut-off word's tokens are
  * all dropped; the unknown token is the vocabulary's (`no_token` when it has none, as in llama.cpp).
- * Where llama.cpp throws (a code point above U+10FFFF, which decodes from F4 90.. to F7 BF BF BF, cannot
- * be written back as UTF-8) the code point is left out of its word instead.
+ * Where llama.cpp aborts (a code point above U+10FFFF, from F4 90.. to F7 BF BF BF, cannot be written
+ * back as UTF-8) the lead byte reads as invalid, U+FFFD, as llama.cpp reads F8..FF.
  */
 class wpm_encoder {
  public:
@@ -109,7 +109,7 @@ class wpm_encoder {
         }
         continue;
       }
-      const utf8_decoded d = decode_utf8_at(p + i, n - i);
+      const utf8_decoded d = decode_utf8_at(p + i, n - i, above_unicode::invalid);
       i += d.length;
       char32_t cp = d.codepoint;
       if (strip_) cp = nfd(cp);
