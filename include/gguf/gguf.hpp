@@ -3,8 +3,11 @@
 
 /**
  * @file
- * Umbrella header: everything a user of the library needs (the kernels come in through
- * gguf/dequantize.hpp).
+ * Umbrella header: reading, writing, editing, splitting, dequantizing and quantizing files and
+ * models, and what llama.cpp reads from them (the kernels come in through gguf/dequantize.hpp).
+ * Two jobs keep headers of their own, so that a program that does not do them does not compile them:
+ * text to token ids, <gguf/tokenizer.hpp> (it would cost the umbrella a third more), and reading
+ * over HTTP, <gguf/net/http.hpp> (it needs libcurl).
  */
 #include "gguf/version.hpp"
 #include "gguf/result.hpp"
@@ -47,6 +50,5 @@
 #include "gguf/llama/quantize_plan.hpp"
 #include "gguf/imatrix.hpp"
 #include "gguf/quantize_model.hpp"
-#include "gguf/tokenizer.hpp"
 
 #endif  // GGUF_GGUF_HPP

@@ -76,8 +76,8 @@ class model : public detail::model_accessors<model> {
  * "m-0000k-of-00003.gguf"); when no file has the path, the shards whose name starts with it ("m" finds
  * "m-00001-of-00003.gguf" and its siblings). `open_model` reads the count from the first shard's
  * metadata, which is what decides.
- * @return the paths in shard order; `io_error` (ENOENT) when nothing matches, `bad_shards` when shard
- *         sets of several counts share the prefix
+ * @return the paths in shard order; `io_error` (ENOENT, "cannot open file") when nothing matches, `bad_shards` when
+ * shard sets of several counts share the prefix
  */
 inline result<std::vector<std::filesystem::path>> find_shards(const std::filesystem::path& path) {
   namespace fs = std::filesystem;
@@ -95,9 +95,9 @@ inline result<std::vector<std::filesystem::path>> find_shards(const std::filesys
         found.push_back(path.parent_path() / it->path().filename());
     }
     if (found.empty()) {
-      // "no shards named after it either: 'm': No such file or directory" (the OS's words end it)
-      return error{errc::io_error, "no shards named after it either"}.os(ENOENT).about_file(
-          detail::path_utf8(path.filename()));
+      // no file, no shards named after it: as `open` says of a missing file ("cannot open file: No such
+      // file or directory"), so that every tool words it alike; the caller names the path
+      return error{errc::io_error, "cannot open file"}.os(ENOENT);
     }
     if (found.size() > 1) {
       std::sort(found.begin(), found.end());

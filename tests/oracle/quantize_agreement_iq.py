@@ -58,7 +58,10 @@ def main():
     ap.add_argument("tool")
     ap.add_argument("--seeds", type=int, default=12)
     ap.add_argument("--types", default=",".join(TYPES))
-    ap.add_argument("--oracle", default=os.environ.get("GGML_ORACLE_DIR", "/work/shared/oracle"))
+    # ../shared/oracle beside the checkout, as every other agreement script finds it
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    ap.add_argument("--oracle", default=os.environ.get("GGML_ORACLE_DIR",
+                                                       os.path.join(os.path.dirname(here), "shared", "oracle")))
     a = ap.parse_args()
     sys.path.insert(0, a.oracle)
     import ggml_oracle
