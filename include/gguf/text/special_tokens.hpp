@@ -56,6 +56,10 @@ class special_matcher {
   template <class Emit>
   void partition(std::string_view text, bool parse_special, Emit&& emit) const {
     if (text.empty()) return;
+    if (!(parse_special ? any_all_ : any_plain_)) {  // no token applies (SPM's are all control tokens)
+      emit(fragment{0, text.size(), no_token});
+      return;
+    }
     const std::vector<std::uint32_t>& out = parse_special ? out_all_ : out_plain_;
     run r{text, out, {}, {}, {}};
     scan(r);
@@ -189,6 +193,8 @@ class special_matcher {
       const bool control = rank != none && (attrs_[rank] & (token_attr::control | token_attr::unknown)) != 0;
       out_all_[n] = rank != none ? rank : out_all_[fail_[n]];
       out_plain_[n] = rank != none && !control ? rank : out_plain_[fail_[n]];
+      any_all_ = any_all_ || rank != none;
+      any_plain_ = any_plain_ || (rank != none && !control);
     }
     (void)v;
   }
@@ -375,6 +381,7 @@ class special_matcher {
   std::vector<std::uint32_t> lengths_;      // per rank: the token's length
   std::vector<std::uint32_t> attrs_;        // per rank: the token's attributes
   std::array<std::uint32_t, 256> root_next_{};
+  bool any_all_ = false, any_plain_ = false;  // a token applies at all, with and without parse_special
 };
 
 }  // namespace text

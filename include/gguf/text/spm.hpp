@@ -59,31 +59,37 @@ class spm_encoder {
    *         has no byte token either (`out` then holds part of the ids)
    */
   result<void> encode(std::string_view text, std::vector<token_id>& out, scratch& s) const {
-    if (!splittable_) return encode_piece(text, out, s);
-    std::size_t start = 0;
-    const auto flush = [&](std::size_t end) -> result<void> {
-      if (end == start) return {};
-      const std::string_view w = text.substr(start, end - start);
-      start = end;
-      const std::uint64_t h = detail::hash_bytes(w.data(), w.size());
-      std::size_t n = 0;
-      if (const token_id* ids = s.cache.find(w, h, n)) {
-        out.insert(out.end(), ids, ids + n);
-        return {};
+    int missing = -1;  // per word a plain int: a result per word costs a tenth of SPM's speed
+    if (!splittable_) {
+      missing = encode_piece(text, out, s);
+    } else {
+      std::size_t start = 0;
+      const auto flush = [&](std::size_t end) {
+        if (end == start) return;
+        const std::string_view w = text.substr(start, end - start);
+        start = end;
+        const std::uint64_t h = detail::hash_bytes(w.data(), w.size());
+        std::size_t n = 0;
+        if (const token_id* ids = s.cache.find(w, h, n)) {
+          out.insert(out.end(), ids, ids + n);
+          return;
+        }
+        const std::size_t before = out.size();
+        missing = encode_piece(w, out, s);
+        if (missing < 0) s.cache.insert(w, h, out.data() + before, out.size() - before);
+      };
+      // split where a U+2581 follows anything but another one, at a character boundary as llama.cpp cuts them
+      for (std::size_t at = 0; at < text.size();) {
+        if (at > 0 && text.compare(at, 3, space) == 0 && (at < 3 || text.compare(at - 3, 3, space) != 0)) {
+          flush(at);
+          if (missing >= 0) break;
+        }
+        at += std::min<std::size_t>(utf8_sequence_length(static_cast<unsigned char>(text[at])), text.size() - at);
       }
-      const std::size_t before = out.size();
-      GGUF_TRY(encode_piece(w, out, s));
-      s.cache.insert(w, h, out.data() + before, out.size() - before);
-      return {};
-    };
-    // split where a U+2581 follows anything but another one, at a character boundary as llama.cpp cuts them
-    for (std::size_t at = 0; at < text.size();) {
-      if (at > 0 && text.compare(at, 3, space) == 0 && (at < 3 || text.compare(at - 3, 3, space) != 0)) {
-        GGUF_TRY(flush(at));
-      }
-      at += std::min<std::size_t>(utf8_sequence_length(static_cast<unsigned char>(text[at])), text.size() - at);
+      if (missing < 0) flush(text.size());
     }
-    return flush(text.size());
+    if (missing >= 0) return missing_byte(static_cast<unsigned char>(missing));
+    return {};
   }
 
  private:
@@ -101,8 +107,8 @@ class spm_encoder {
     return true;
   }
 
-  // llama.cpp's merging over one stretch of the text.
-  result<void> encode_piece(std::string_view text, std::vector<token_id>& out, scratch& s) const {
+  // llama.cpp's merging over one stretch of the text; -1, or a byte no token spells (llama.cpp aborts).
+  int encode_piece(std::string_view text, std::vector<token_id>& out, scratch& s) const {
     const vocabulary& v = *v_;
     s.next.clear(), s.prev.clear(), s.begin.clear(), s.end.clear(), s.id.clear(), s.heap.clear();
     for (std::size_t at = 0; at < text.size();) {
@@ -113,7 +119,7 @@ class spm_encoder {
       at += len;
     }
     const std::size_t n = s.begin.size();
-    if (n == 0) return {};
+    if (n == 0) return -1;
     s.next.resize(n), s.prev.resize(n), s.id.assign(n, no_token);
     for (std::size_t i = 0; i < n; ++i) {
       s.next[i] = i + 1 < n ? static_cast<std::int32_t>(i + 1) : -1;
@@ -158,11 +164,11 @@ class spm_encoder {
       for (std::uint32_t b = s.begin[k]; b < s.end[k]; ++b) {
         const auto byte = static_cast<unsigned char>(text[b]);
         const token_id t = v.byte_tokens[byte];
-        if (t == no_token) return missing_byte(byte);
+        if (t == no_token) return byte;
         out.push_back(t);
       }
     }
-    return {};
+    return -1;
   }
 
   GGUF_COLD error missing_byte(unsigned char byte) const {
