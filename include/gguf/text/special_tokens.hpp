@@ -241,8 +241,14 @@ class special_matcher {
       }
     };
     bool any = false;
-    walk([&](std::uint32_t, std::uint32_t s) { return any = r.out[s] != none; });
+    std::size_t count = 0;  // the records there will be: reserved, not grown (8 bytes a byte at worst)
+    walk([&](std::uint32_t, std::uint32_t s) {
+      any = any || r.out[s] != none;
+      ++count;
+      return false;
+    });
     if (!any) return;
+    r.records.reserve(count);
     walk([&](std::uint32_t end, std::uint32_t s) {
       r.records.push_back({end, s});
       return false;
