@@ -79,6 +79,9 @@ struct tensor_source {
   Read read;
   Failed failed;
 };
+// clang before 17 does not deduce an aggregate's template arguments (P1816) by itself
+template <class Read, class Failed>
+tensor_source(Read, Failed) -> tensor_source<Read, Failed>;
 
 /// Streams tensor `t` as `T` elements to `out`, a bounded number of blocks at a time whatever the
 /// tensor's shape (one row may be gigabytes); returns 0, or the exit status after one `error:` line.

@@ -1596,7 +1596,7 @@ class word_splitter {
         &next_);
     using emit_t = std::remove_reference_t<Emit>;
     p::word_sink to_caller([](void* e, std::span<const pretokenized_word> w) { (*static_cast<emit_t*>(e))(w); },
-                           const_cast<void*>(static_cast<const void*>(&emit)));
+                           static_cast<void*>(std::addressof(emit)));
     pieces_.clear();
     pieces_.push_back(pretokenized_word{0, n});
     for (std::size_t k = 0; k < count; ++k) {
