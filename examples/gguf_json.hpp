@@ -6,6 +6,7 @@
 
 #include <gguf/detail/utf8.hpp>
 #include <gguf/gguf.hpp>
+#include <gguf/text/python_float.hpp>
 
 #include <charconv>
 #include <cmath>
@@ -22,53 +23,13 @@ namespace gguf_json {
  * ".0" when positional and integral. Non-finite values are the strings "nan", "inf", "-inf".
  */
 inline void append_float(std::string& out, double x) {
-  if (std::isnan(x)) {
-    out += "\"nan\"";
+  if (!std::isfinite(x)) {  // the oracle's JSON carries them as strings
+    out += '"';
+    gguf::text::append_python_float(out, x);
+    out += '"';
     return;
   }
-  if (std::isinf(x)) {
-    out += x < 0 ? "\"-inf\"" : "\"inf\"";
-    return;
-  }
-  if (std::signbit(x)) out += '-';
-  x = std::fabs(x);
-  if (x == 0) {
-    out += "0.0";
-    return;
-  }
-  char buf[64];
-  const auto res = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
-  const std::string_view sci(buf, static_cast<std::size_t>(res.ptr - buf));  // "d.ddde+XX"
-  const std::size_t e_pos = sci.find('e');
-  std::string digits;
-  for (char c : sci.substr(0, e_pos)) {
-    if (c != '.') digits += c;
-  }
-  int exp10 = 0;
-  std::from_chars(sci.data() + e_pos + (sci[e_pos + 1] == '+' ? 2 : 1), sci.data() + sci.size(), exp10);
-  const int n = static_cast<int>(digits.size());
-  if (exp10 < -4 || exp10 >= 16) {
-    out += digits[0];
-    if (n > 1) {
-      out += '.';
-      out.append(digits, 1);
-    }
-    char e[16];
-    std::snprintf(e, sizeof e, "e%c%02d", exp10 < 0 ? '-' : '+', exp10 < 0 ? -exp10 : exp10);
-    out += e;
-  } else if (exp10 < 0) {
-    out += "0.";
-    out.append(static_cast<std::size_t>(-exp10 - 1), '0');
-    out += digits;
-  } else if (exp10 + 1 >= n) {
-    out += digits;
-    out.append(static_cast<std::size_t>(exp10 + 1 - n), '0');
-    out += ".0";
-  } else {
-    out.append(digits, 0, static_cast<std::size_t>(exp10 + 1));
-    out += '.';
-    out.append(digits, static_cast<std::size_t>(exp10 + 1));
-  }
+  gguf::text::append_python_float(out, x);
 }
 
 /**

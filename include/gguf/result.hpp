@@ -60,6 +60,7 @@ enum class errc : std::uint8_t {
   pending_restore,      ///< an interrupted write left a backup or a journal: restore it before writing the file again
   bad_vocabulary,       ///< tokenizer metadata no tokenizer can use (short arrays, ids out of range)
   cancelled,            ///< the caller stopped the work (`write_options::stop`)
+  bad_json,             ///< text that is not JSON where JSON is read (`parse_json`)
 };
 
 /**
@@ -101,6 +102,7 @@ constexpr const char* message(errc code) noexcept {
     case errc::pending_restore: return "an interrupted write must be restored first";
     case errc::bad_vocabulary: return "unusable tokenizer vocabulary";
     case errc::cancelled: return "stopped by the caller";
+    case errc::bad_json: return "not JSON";
   }
   return "unknown error";
 }

@@ -62,8 +62,8 @@ const char* code_name(gguf::errc c) noexcept {
                                           "not_found",         "type_mismatch",    "out_of_range",
                                           "size_mismatch",     "unspecified",      "need_more",
                                           "bad_shards",        "bad_hparams",      "pending_restore",
-                                          "bad_vocabulary",    "cancelled"};
-  static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(gguf::errc::cancelled) + 1);
+                                          "bad_vocabulary",    "cancelled",        "bad_json"};
+  static_assert(sizeof(names) / sizeof(names[0]) == static_cast<std::size_t>(gguf::errc::bad_json) + 1);
   const auto i = static_cast<std::size_t>(c);
   return i < sizeof(names) / sizeof(names[0]) ? names[i] : "unknown";
 }

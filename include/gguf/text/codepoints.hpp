@@ -49,6 +49,8 @@ enum class above_unicode : bool {
 /**
  * The step llama.cpp's `unicode_cpts_from_utf8` takes at p[0..n), n > 0 the bytes left: the result of
  * `unicode_cpt_from_utf8`, or, where that throws, U+FFFD and one byte.
+ * @param p    the bytes
+ * @param n    how many there are (at least one)
  * @param mode what a value above U+10FFFF gives
  */
 constexpr utf8_decoded decode_utf8_at(const unsigned char* p, std::size_t n,
@@ -77,6 +79,8 @@ constexpr utf8_decoded decode_utf8_at(const unsigned char* p, std::size_t n,
 /**
  * Appends the code points of `text` to `out`, as llama.cpp's `unicode_cpts_from_utf8` returns them
  * (see the file comment for invalid input). Throws only what a vector's growth throws.
+ * @param text any bytes
+ * @param out  where the code points go
  * @param mode what a value above U+10FFFF gives
  */
 inline void decode_utf8(std::string_view text, std::vector<char32_t>& out, above_unicode mode = above_unicode::keep) {

@@ -1,0 +1,556 @@
+#ifndef GGUF_JINJA_VALUE_HPP
+#define GGUF_JINJA_VALUE_HPP
+
+/**
+ * @file
+ * The values a Jinja template computes with, as Python has them: None, bool, int, float, str, list,
+ * tuple, dict (insertion-ordered), Jinja2's Undefined and namespace, macros, ranges, dict views and
+ * loop objects. A value is 16 bytes; what it points to lives in the render's arena and dies with it, so
+ * values are copied freely and never freed one by one. Printing (str and repr), truthiness, equality
+ * and ordering follow Python.
+ */
+
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "gguf/jinja/pystr.hpp"
+#include "gguf/text/python_float.hpp"
+
+GGUF_BEGIN_NAMESPACE
+namespace jinja {
+
+/// What a value is.
+enum class vt : std::uint8_t {
+  undefined,    ///< Jinja2's Undefined (`x` says why: a message for errors)
+  none,         ///< None
+  boolean,      ///< bool
+  integer,      ///< int that fits 64 bits
+  big_integer,  ///< int beyond 64 bits, kept as its decimal digits (printed, compared for equality, no arithmetic)
+  floating,     ///< float
+  string,       ///< str (UTF-8)
+  list,         ///< list
+  tuple,        ///< tuple
+  dict,         ///< dict
+  ns,           ///< Jinja2's namespace (a dict of attributes, the one thing a template can change)
+  macro,        ///< a macro (or a call block's caller)
+  function,     ///< a global function (range, namespace, raise_exception, ...): `x` says which
+  method,       ///< a method bound to its value (str.strip, dict.items, loop.cycle, ...)
+  loop,         ///< a for loop's `loop`
+  range,        ///< range(...)
+  view,         ///< dict.items(), keys() or values() (`x`: 0, 1, 2)
+  cycler,       ///< cycler(...)
+  joiner,       ///< joiner(...)
+  generator,    ///< what map, select, items... give: iterated once, always true, no len (`x` says which filter)
+};
+
+/// markupsafe's `escape`: what Markup does to a plain str it meets (`&<>"'` as entities).
+inline std::string escape_html(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (const char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&#34;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+struct value;
+struct list_object;
+struct dict_object;
+
+/// A value: its type and 8 bytes (a bool, an int, a float, a string's bytes, or an object in the arena).
+struct value {
+  vt type = vt::undefined;
+  std::uint8_t x =
+      0;  ///< undefined: 1 when using it is a security error; string: 1 for Markup; function, method, view: which
+  std::uint32_t len = 0;  ///< a string's (big integer's, undefined message's) length in bytes
+  union {
+    bool b;
+    std::int64_t i;
+    double f;
+    const char* s;
+    void* p;
+  } u{};
+
+  static value none() noexcept {
+    value v;
+    v.type = vt::none;
+    return v;
+  }
+  static value boolean(bool b) noexcept {
+    value v;
+    v.type = vt::boolean;
+    v.u.b = b;
+    return v;
+  }
+  static value integer(std::int64_t i) noexcept {
+    value v;
+    v.type = vt::integer;
+    v.u.i = i;
+    return v;
+  }
+  static value floating(double f) noexcept {
+    value v;
+    v.type = vt::floating;
+    v.u.f = f;
+    return v;
+  }
+  /// A string over bytes that outlive the render (the template, the context, the arena).
+  static value string(std::string_view s) noexcept {
+    value v;
+    v.type = vt::string;
+    v.u.s = s.data();
+    v.len = static_cast<std::uint32_t>(s.size());
+    return v;
+  }
+  static value object(vt type, void* p, std::uint8_t x = 0) noexcept {
+    value v;
+    v.type = type;
+    v.u.p = p;
+    v.x = x;
+    return v;
+  }
+  /// An Undefined whose use fails with `message`.
+  static value undefined(std::string_view message = {}, bool security = false) noexcept {
+    value v;
+    v.type = vt::undefined;
+    v.u.s = message.data();
+    v.len = static_cast<std::uint32_t>(message.size());
+    v.x = security ? 1 : 0;
+    return v;
+  }
+
+  std::string_view str() const noexcept { return {u.s, len}; }
+  bool is_number() const noexcept { return type == vt::boolean || type == vt::integer || type == vt::floating; }
+  bool is_int() const noexcept { return type == vt::boolean || type == vt::integer; }
+  std::int64_t as_int() const noexcept { return type == vt::boolean ? (u.b ? 1 : 0) : u.i; }
+  double as_double() const noexcept { return type == vt::floating ? u.f : static_cast<double>(as_int()); }
+  list_object* list() const noexcept { return static_cast<list_object*>(u.p); }
+  dict_object* dict() const noexcept { return static_cast<dict_object*>(u.p); }
+};
+
+/// A list or tuple: its items.
+struct list_object {
+  value* items = nullptr;
+  std::uint32_t size = 0;
+};
+
+/// A dict or namespace: keys and values in insertion order (a namespace can grow).
+struct dict_object {
+  value* keys = nullptr;
+  value* values = nullptr;
+  std::uint32_t size = 0;
+  std::uint32_t capacity = 0;
+  /// Beyond a few keys, an open-addressing index of `slot_mask + 1` slots (a power of two, at least
+  /// twice the capacity): the position of a key plus one, 0 when empty. A context's object or a
+  /// template's dict may hold many keys; finding one stays O(1).
+  std::uint32_t* slots = nullptr;
+  std::uint32_t slot_mask = 0;
+};
+
+/// range(start, stop, step).
+struct range_object {
+  std::int64_t start = 0, stop = 0, step = 1;
+  std::int64_t length() const noexcept {
+    if (step > 0) return start < stop ? (stop - start - 1) / step + 1 : 0;
+    return start > stop ? (start - stop - 1) / (-step) + 1 : 0;
+  }
+  std::int64_t at(std::int64_t k) const noexcept { return start + k * step; }
+};
+
+/// A method bound to a value.
+struct method_object {
+  value self;
+  std::uint8_t which = 0;
+};
+
+/// A generator: the items it has left to give.
+struct generator_object {
+  list_object items;
+  std::uint32_t pos = 0;
+};
+
+/// cycler(...) and joiner(...): their state.
+struct cycler_object {
+  list_object items;
+  std::uint32_t pos = 0;
+  std::string_view sep;  // joiner
+  bool used = false;     // joiner
+};
+
+/**
+ * The render's memory: a bump allocator in chunks. Everything a render makes lives here and goes with
+ * it; `used()` is checked against the render's memory limit.
+ */
+class arena {
+ public:
+  arena() = default;
+  arena(const arena&) = delete;
+  arena& operator=(const arena&) = delete;
+
+  /// `n` bytes aligned to 16, or nullptr past `limit` bytes in all.
+  void* allocate(std::size_t n) {
+    n = (n + 15) & ~std::size_t{15};
+    if (n > limit_ || used_ > limit_ - n) return nullptr;
+    if (n > left_) {
+      const std::size_t chunk = std::max<std::size_t>(n, std::max<std::size_t>(std::size_t{4} << 10, last_ * 2));
+      chunks_.push_back(std::make_unique<std::byte[]>(chunk + 16));
+      auto addr = reinterpret_cast<std::uintptr_t>(chunks_.back().get());
+      next_ = reinterpret_cast<std::byte*>((addr + 15) & ~std::uintptr_t{15});
+      left_ = chunk;
+      last_ = std::min<std::size_t>(chunk, std::size_t{1} << 24);
+    }
+    void* p = next_;
+    next_ += n;
+    left_ -= n;
+    used_ += n;
+    return p;
+  }
+  /// Bytes handed out.
+  std::size_t used() const noexcept { return used_; }
+  /// The most bytes it hands out.
+  void set_limit(std::size_t limit) noexcept { limit_ = limit; }
+
+ private:
+  std::vector<std::unique_ptr<std::byte[]>> chunks_;
+  std::byte* next_ = nullptr;
+  std::size_t left_ = 0, used_ = 0, last_ = 0, limit_ = ~std::size_t{0};
+};
+
+// ---- Python's text of numbers ------------------------------------------------------------------------
+
+/// Appends Python's repr of a float.
+inline void append_float(std::string& out, double d) { text::append_python_float(out, d); }
+
+/// Appends an int's decimal digits.
+inline void append_int(std::string& out, std::int64_t i) {
+  char buf[24];
+  const auto r = std::to_chars(buf, buf + sizeof buf, i);
+  out.append(buf, static_cast<std::size_t>(r.ptr - buf));
+}
+
+// ---- printing ------------------------------------------------------------------------------------
+
+/// How deep printing, comparing and serializing go into nested values: Python's recursion limit stops
+/// Jinja2 near 990 levels (a template can nest a list in itself a million times: `set x = [x]`).
+inline constexpr std::uint32_t max_value_depth = 1000;
+
+namespace detail {
+// the namespaces being printed, innermost first: a namespace is the one value that can hold itself
+struct repr_path {
+  const void* object;
+  const repr_path* up;
+};
+}  // namespace detail
+
+[[nodiscard]] inline bool append_repr(std::string& out, const value& v, std::uint32_t depth = 0,
+                                      const detail::repr_path* path = nullptr);
+
+/// Appends Python's str() of `v` (what `{{ v }}` prints); false when it nests beyond `max_value_depth`.
+[[nodiscard]] inline bool append_str(std::string& out, const value& v) {
+  switch (v.type) {
+    case vt::undefined: return true;
+    case vt::string: out.append(v.u.s, v.len); return true;
+    default: return append_repr(out, v);
+  }
+}
+/// Python's repr of a type's objects: the name Jinja2's messages and Python's print.
+inline const char* type_name(const value& v) noexcept {
+  switch (v.type) {
+    case vt::undefined: return "Undefined";
+    case vt::none: return "NoneType";
+    case vt::boolean: return "bool";
+    case vt::integer:
+    case vt::big_integer: return "int";
+    case vt::floating: return "float";
+    case vt::string: return "str";
+    case vt::list: return "list";
+    case vt::tuple: return "tuple";
+    case vt::dict: return "dict";
+    case vt::ns: return "Namespace";
+    case vt::macro: return "Macro";
+    case vt::function: return "function";
+    case vt::method: return "builtin_function_or_method";
+    case vt::loop: return "LoopContext";
+    case vt::range: return "range";
+    case vt::view: return v.x == 0 ? "dict_items" : v.x == 1 ? "dict_keys" : "dict_values";
+    case vt::cycler: return "Cycler";
+    case vt::joiner: return "Joiner";
+    case vt::generator: return "generator";
+  }
+  return "object";
+}
+
+/**
+ * Appends Python's repr of `v` (what a list prints of its items); a namespace within itself prints as
+ * `<Namespace {...}>`, as Python's reprs of recursive containers do.
+ * @return false when `v` nests beyond `max_value_depth` (Python raises RecursionError)
+ */
+inline bool append_repr(std::string& out, const value& v, std::uint32_t depth, const detail::repr_path* path) {
+  if (depth > max_value_depth) return false;
+  switch (v.type) {
+    case vt::undefined: out += "Undefined"; return true;
+    case vt::none: out += "None"; return true;
+    case vt::boolean: out += v.u.b ? "True" : "False"; return true;
+    case vt::integer: append_int(out, v.u.i); return true;
+    case vt::big_integer: out.append(v.u.s, v.len); return true;
+    case vt::floating: append_float(out, v.u.f); return true;
+    case vt::string: py::append_repr(out, v.str()); return true;
+    case vt::list:
+    case vt::tuple: {
+      const list_object* l = v.list();
+      out += v.type == vt::list ? '[' : '(';
+      for (std::uint32_t k = 0; k < l->size; ++k) {
+        if (k) out += ", ";
+        if (!append_repr(out, l->items[k], depth + 1, path)) return false;
+      }
+      if (v.type == vt::tuple && l->size == 1) out += ',';
+      out += v.type == vt::list ? ']' : ')';
+      return true;
+    }
+    case vt::dict:
+    case vt::ns: {
+      const dict_object* d = v.dict();
+      const detail::repr_path here{d, path};
+      if (v.type == vt::ns) {
+        out += "<Namespace ";
+        for (const detail::repr_path* p = path; p; p = p->up) {
+          if (p->object == d) {
+            out += "{...}>";
+            return true;
+          }
+        }
+        path = &here;
+      }
+      out += '{';
+      for (std::uint32_t k = 0; k < d->size; ++k) {
+        if (k) out += ", ";
+        if (!append_repr(out, d->keys[k], depth + 1, path)) return false;
+        out += ": ";
+        if (!append_repr(out, d->values[k], depth + 1, path)) return false;
+      }
+      out += '}';
+      if (v.type == vt::ns) out += '>';
+      return true;
+    }
+    case vt::range: {
+      const auto* r = static_cast<const range_object*>(v.u.p);
+      out += "range(";
+      append_int(out, r->start);
+      out += ", ";
+      append_int(out, r->stop);
+      if (r->step != 1) {
+        out += ", ";
+        append_int(out, r->step);
+      }
+      out += ')';
+      return true;
+    }
+    case vt::view: {
+      const dict_object* d = static_cast<const dict_object*>(v.u.p);
+      out += type_name(v);
+      out += "([";
+      for (std::uint32_t k = 0; k < d->size; ++k) {
+        if (k) out += ", ";
+        if (v.x == 0) {
+          out += '(';
+          if (!append_repr(out, d->keys[k], depth + 2, path)) return false;
+          out += ", ";
+          if (!append_repr(out, d->values[k], depth + 2, path)) return false;
+          out += ')';
+        } else if (!append_repr(out, v.x == 1 ? d->keys[k] : d->values[k], depth + 1, path)) {
+          return false;
+        }
+      }
+      out += "])";
+      return true;
+    }
+    default:
+      out += '<';
+      out += type_name(v);
+      out += " object>";
+      return true;
+  }
+}
+
+// ---- truth, equality, order ---------------------------------------------------------------------
+
+/// Python's bool(v).
+inline bool truthy(const value& v) noexcept {
+  switch (v.type) {
+    case vt::undefined:
+    case vt::none: return false;
+    case vt::boolean: return v.u.b;
+    case vt::integer: return v.u.i != 0;
+    case vt::big_integer: return true;
+    case vt::floating: return v.u.f != 0.0;
+    case vt::string: return v.len != 0;
+    case vt::list:
+    case vt::tuple: return v.list()->size != 0;
+    case vt::dict: return v.dict()->size != 0;
+    case vt::view: return static_cast<const dict_object*>(v.u.p)->size != 0;
+    case vt::range: return static_cast<const range_object*>(v.u.p)->length() != 0;
+    default: return true;
+  }
+}
+
+/// The outcome of `equal`: a nesting beyond `max_value_depth` is neither (Python raises RecursionError).
+enum class same : std::uint8_t { no, yes, too_deep };
+
+/// Python's a == b (within `max_value_depth`).
+inline same equal(const value& a, const value& b, std::uint32_t depth = 0) noexcept;
+
+/// A hash consistent with `equal` for the values Python can hash (1, 1.0 and True hash alike); a tuple
+/// nested beyond `max_value_depth` hashes as its prefix.
+inline std::uint64_t hash(const value& v, std::uint32_t depth = 0) noexcept {
+  const auto mix = [](std::uint64_t h) {  // splitmix64's finalizer
+    h ^= h >> 30;
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 27;
+    h *= 0x94d049bb133111ebull;
+    return h ^ (h >> 31);
+  };
+  const auto bytes = [&](std::string_view s, std::uint64_t seed) {  // FNV-1a, then mixed
+    std::uint64_t h = 0xcbf29ce484222325ull ^ seed;
+    for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+    return mix(h);
+  };
+  switch (v.type) {
+    case vt::boolean:
+    case vt::integer: return mix(static_cast<std::uint64_t>(v.as_int()));
+    case vt::floating: {
+      const double d = v.u.f;
+      if (d == std::floor(d) && d >= -9.2e18 && d <= 9.2e18)
+        return mix(static_cast<std::uint64_t>(static_cast<std::int64_t>(d)));
+      std::uint64_t bits = 0;
+      std::memcpy(&bits, &d, sizeof bits);
+      return mix(bits ^ 0x5555);
+    }
+    case vt::string: return bytes(v.str(), 1);
+    case vt::big_integer: return bytes(v.str(), 2);
+    case vt::tuple: {
+      std::uint64_t h = 0x345678;
+      if (depth > max_value_depth) return h;
+      const list_object* l = v.list();
+      for (std::uint32_t k = 0; k < l->size; ++k) h = mix(h * 1000003 ^ hash(l->items[k], depth + 1));
+      return h;
+    }
+    default: return static_cast<std::uint64_t>(v.type) * 0x9e3779b97f4a7c15ull;
+  }
+}
+
+/// The position of `key` in `d`, or -1 (Python's equality: 1, 1.0 and True are one key).
+inline std::int64_t find_index(const dict_object* d, const value& key) noexcept {
+  if (d->slots) {
+    for (std::uint64_t at = hash(key);; ++at) {
+      const std::uint32_t slot = d->slots[at & d->slot_mask];
+      if (slot == 0) return -1;
+      if (equal(d->keys[slot - 1], key, 0) == same::yes) return slot - 1;
+    }
+  }
+  for (std::uint32_t k = 0; k < d->size; ++k)
+    if (equal(d->keys[k], key, 0) == same::yes) return k;
+  return -1;
+}
+
+/// The value of `key` in `d`, or nullptr.
+inline const value* find_key(const dict_object* d, const value& key) noexcept {
+  const std::int64_t k = find_index(d, key);
+  return k < 0 ? nullptr : &d->values[k];
+}
+
+inline same equal(const value& a, const value& b, std::uint32_t depth) noexcept {
+  if (a.is_number() && b.is_number()) {
+    if (a.type == vt::floating || b.type == vt::floating) return a.as_double() == b.as_double() ? same::yes : same::no;
+    return a.as_int() == b.as_int() ? same::yes : same::no;
+  }
+  if (a.type != b.type) return same::no;  // a list is never a tuple
+  if (depth > max_value_depth) return same::too_deep;
+  switch (a.type) {
+    case vt::undefined:
+    case vt::none: return same::yes;
+    case vt::string:
+    case vt::big_integer: return a.str() == b.str() ? same::yes : same::no;
+    case vt::list:
+    case vt::tuple: {
+      const list_object *x = a.list(), *y = b.list();
+      if (x->size != y->size) return same::no;
+      for (std::uint32_t k = 0; k < x->size; ++k) {
+        const same s = equal(x->items[k], y->items[k], depth + 1);
+        if (s != same::yes) return s;
+      }
+      return same::yes;
+    }
+    case vt::dict: {
+      const dict_object *x = a.dict(), *y = b.dict();
+      if (x->size != y->size) return same::no;
+      for (std::uint32_t k = 0; k < x->size; ++k) {
+        const value* other = find_key(y, x->keys[k]);
+        if (!other) return same::no;
+        const same s = equal(x->values[k], *other, depth + 1);
+        if (s != same::yes) return s;
+      }
+      return same::yes;
+    }
+    case vt::range: {
+      const auto *x = static_cast<const range_object*>(a.u.p), *y = static_cast<const range_object*>(b.u.p);
+      const std::int64_t n = x->length();
+      if (n != y->length()) return same::no;
+      if (n == 0) return same::yes;
+      return x->start == y->start && (n == 1 || x->step == y->step) ? same::yes : same::no;
+    }
+    default: return a.u.p == b.u.p && a.x == b.x ? same::yes : same::no;
+  }
+}
+
+/// The outcome of `compare`: less, equal, greater, unordered (a NaN: every comparison false), no order
+/// at all (Python raises TypeError), or nested beyond `max_value_depth` (RecursionError).
+enum class order { less, equal, greater, unordered, none, too_deep };
+
+/// Python's ordering of a and b (numbers, strings, lists and tuples of the same kind).
+inline order compare(const value& a, const value& b, std::uint32_t depth = 0) noexcept {
+  if (a.is_number() && b.is_number()) {
+    if (a.type == vt::floating || b.type == vt::floating) {
+      const double x = a.as_double(), y = b.as_double();
+      if (std::isnan(x) || std::isnan(y)) return order::unordered;
+      return x < y ? order::less : x > y ? order::greater : order::equal;
+    }
+    const std::int64_t x = a.as_int(), y = b.as_int();
+    return x < y ? order::less : x > y ? order::greater : order::equal;
+  }
+  if (a.type == vt::string && b.type == vt::string) {
+    const int c = a.str().compare(b.str());  // UTF-8 byte order is code point order
+    return c < 0 ? order::less : c > 0 ? order::greater : order::equal;
+  }
+  if ((a.type == vt::list || a.type == vt::tuple) && a.type == b.type) {
+    if (depth > max_value_depth) return order::too_deep;
+    const list_object *x = a.list(), *y = b.list();
+    const std::uint32_t n = std::min(x->size, y->size);
+    for (std::uint32_t k = 0; k < n; ++k) {
+      const same s = equal(x->items[k], y->items[k], depth + 1);
+      if (s == same::yes) continue;
+      if (s == same::too_deep) return order::too_deep;
+      return compare(x->items[k], y->items[k], depth + 1);
+    }
+    return x->size < y->size ? order::less : x->size > y->size ? order::greater : order::equal;
+  }
+  return order::none;
+}
+
+}  // namespace jinja
+GGUF_END_NAMESPACE
+
+#endif  // GGUF_JINJA_VALUE_HPP
