@@ -14,6 +14,9 @@ taken; baseline.cpp is compiled before each of them, so that it sees the same ma
 | umbrella.cpp   | <gguf/gguf.hpp>, the kernels from gguf::dispatch              | -DGGUF_RUNTIME_DISPATCH=1        |
 | dequantize.cpp | header-only dequantization of any type                       | -march=native                    |
 | tokenize.cpp   | <gguf/tokenizer.hpp>: build a tokenizer, encode and decode    |                                  |
+| chat.cpp       | <gguf/chat_template.hpp>: compile a template, render JSON;   | -DGGUF_CHAT_TEMPLATE_LIBRARY=1   |
+|                | the engine from gguf::chat                                    |                                  |
+| chat.cpp       | the same, header-only: the engine compiled in the file        |                                  |
 """
 import argparse
 import os
@@ -29,6 +32,9 @@ PROGRAMS = [
     ("umbrella.cpp", "the umbrella `<gguf/gguf.hpp>`, kernels from `gguf::dispatch`", ["-DGGUF_RUNTIME_DISPATCH=1"]),
     ("dequantize.cpp", "dequantizing header-only, `-march=native`", ["-march=native"]),
     ("tokenize.cpp", "tokenizing: `<gguf/tokenizer.hpp>`", []),
+    ("chat.cpp", "chat templates: `<gguf/chat_template.hpp>`, the engine from `gguf::chat`",
+     ["-DGGUF_CHAT_TEMPLATE_LIBRARY=1"]),
+    ("chat.cpp", "chat templates header-only: the engine compiled in the file", []),
 ]
 
 

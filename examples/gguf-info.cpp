@@ -1,7 +1,7 @@
 // gguf-info [--json] MODEL [--ctx N] [--cache-type T] (MODEL: a file, or any shard of a split model)
 //
 // What a model is, on one screen: name, architecture, size label, parameters, quantization mix and census,
-// context length, vocabulary and tokenizer, chat template, and the memory llama.cpp needs for it at a
+// context length, vocabulary and tokenizer, chat templates, and the memory llama.cpp needs for it at a
 // context length. `--json` prints the same as one JSON object (documented in docs/FACTS.md).
 #include <gguf/gguf.hpp>
 
@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli.hpp"
 #include "remote.hpp"
@@ -24,8 +25,9 @@ constexpr cli::tool tool{
     "Prints what the model MODEL is: its name, architecture, size label, parameter count (as llama.cpp\n"
     "counts it), file type (the quantization mix, e.g. Q4_K_M: general.file_type, or guessed from the\n"
     "tensors' types as llama.cpp guesses it), tensor census per type with bits per weight, training\n"
-    "context length, layers and heads, vocabulary size and tokenizer, whether it has a chat template, and\n"
-    "the memory llama.cpp allocates for it: the weights plus the KV cache (and recurrent states) at a\n"
+    "context length, layers and heads, vocabulary size and tokenizer, the chat templates it carries (the\n"
+    "default and each tokenizer.chat_template.NAME, with their sizes: gguf-chat renders them), and the\n"
+    "memory llama.cpp allocates for it: the weights plus the KV cache (and recurrent states) at a\n"
     "context length. MODEL may be any shard of a split model (or the shards' name prefix), or the\n"
     "http:// or https:// URL of a model or of any of its shards: its headers are read by range requests,\n"
     "not the whole file (a bearer token from HF_TOKEN; GGUF_HTTP_TIMEOUT: how many seconds a server may\n"
@@ -161,6 +163,7 @@ int main(int argc, char** argv) {
   const std::string_view ftype = f->file_type.ftype ? f->file_type.ftype->name : std::string_view("unknown");
   const std::uint32_t n_layer = h.block_count.value_or(0);
   const std::uint64_t context = opt.context ? opt.context : h.context_length.value_or(0);
+  const std::vector<gguf::chat_template_entry> templates = gguf::chat_template_entries(md);
 
   if (a.has("--json")) {
     std::string out = "{\"file\":";
@@ -189,6 +192,14 @@ int main(int argc, char** argv) {
     json_opt(out, "tokenizer", h.tokenizer_model);
     json_opt(out, "tokenizer_pre", h.tokenizer_pre);
     out += std::string(",\"chat_template\":") + (h.has_chat_template ? "true" : "false");
+    out += ",\"chat_templates\":[";
+    for (std::size_t i = 0; i < templates.size(); ++i) {
+      out += i ? ",{\"name\":" : "{\"name\":";
+      gguf_json::append_string(out, templates[i].name);
+      const auto text = templates[i].entry->value.get<std::string_view>();
+      out += ",\"bytes\":" + (text ? std::to_string(text->size()) : std::string("null")) + "}";
+    }
+    out += "]";
     json_opt(out, "n_layer", h.block_count);
     json_opt(out, "n_embd", h.embedding_length);
     out += ",\"n_head\":";
@@ -288,7 +299,13 @@ int main(int argc, char** argv) {
   if (h.tokenizer_model) vocab += ", tokenizer " + std::string(*h.tokenizer_model);
   if (h.tokenizer_pre) vocab += " (pre " + std::string(*h.tokenizer_pre) + ")";
   line("vocabulary:", vocab);
-  line("chat template:", h.has_chat_template ? "yes" : "no");
+  std::string chat;  // "default (3,124 bytes), tool_use (5,018 bytes)"
+  for (const gguf::chat_template_entry& t : templates) {
+    chat += (chat.empty() ? "" : ", ") + (t.name.empty() ? std::string("default") : std::string(t.name));
+    const auto text = t.entry->value.get<std::string_view>();
+    chat += text ? " (" + grouped(text->size()) + " bytes)" : std::string(" (not a string)");
+  }
+  line("chat templates:", chat.empty() ? "none" : chat);
   std::printf("tensors:        %" PRIu64 " (%s)\n", f->census.total.tensors, mib(f->census.total.bytes).c_str());
   for (const gguf::type_traits& t : gguf::ggml_types) {
     const gguf::type_count& c = f->census[t.type];

@@ -20,7 +20,7 @@ endfunction()
 # Every tool: --help (usage and what the output is, exit 0), --version, usage errors (exit 2, usage on
 # stderr), and `--` ending the options.
 foreach(tool "${DUMP}" "${DEQUANT}" "${LOAD}" "${METADATA}" "${EDIT}" "${SPLIT}" "${INFO}" "${DIFF}" "${QUANTIZE}"
-             "${TOKENIZE}")
+             "${TOKENIZE}" "${CHAT}")
   expect_exit(0 "${tool}" --help)
   if(NOT out MATCHES "^usage: gguf-[a-z]+ " OR NOT out MATCHES "Exit status: 0 ")
     message(FATAL_ERROR "${tool} --help:\n${out}")
@@ -70,7 +70,8 @@ foreach(case "damaged-text-replaced|U\\+FFFD replacement characters, the first a
   string(REPLACE "|" ";" case "${case}")
   list(GET case 0 name)
   list(GET case 1 pattern)
-  foreach(tool "${DUMP}" "${DEQUANT}" "${LOAD}" "${METADATA}" "${EDIT}" "${SPLIT}" "${INFO}" "${DIFF}" "${QUANTIZE}")
+  foreach(tool "${DUMP}" "${DEQUANT}" "${LOAD}" "${METADATA}" "${EDIT}" "${SPLIT}" "${INFO}" "${DIFF}" "${QUANTIZE}"
+               "${CHAT}")
     if(tool STREQUAL "${DEQUANT}")
       expect_exit(1 "${tool}" "${SEEDS}/${name}.gguf" t "${WORK}/x.bin")
     elseif(tool STREQUAL "${EDIT}")
@@ -124,7 +125,7 @@ set(missing "${WORK}/does-not-exist.gguf")
 foreach(call "1;${DUMP};${missing}" "1;${INFO};${missing}" "1;${DEQUANT};${missing};t;${WORK}/x.bin"
              "2;${DIFF};${missing};${missing}" "1;${EDIT};${missing};-o;${WORK}/x.gguf;--del;k" "1;${SPLIT};${missing};${WORK}/x"
              "1;${QUANTIZE};${missing};${WORK}/x.gguf;Q8_0" "1;${TOKENIZE};${missing};x" "1;${LOAD};${missing}"
-             "1;${METADATA};${missing}")
+             "1;${METADATA};${missing}" "1;${CHAT};${missing}" "1;${CHAT};--template;${missing};${missing}")
   expect_exit(${call})
   expect_error_line()
   if(NOT err MATCHES "^error: ${missing}: cannot open file: [A-Za-z][^:']*\n$")  # (its dots match themselves too)
@@ -372,4 +373,191 @@ expect_exit(1 "${TOKENIZE}" "${DATA}/vocab/ggml-vocab-baichuan.gguf" "Hello worl
 expect_error_line()
 if(NOT err MATCHES "no byte token" OR NOT err MATCHES "<0xE2> in Baichuan")
   message(FATAL_ERROR "gguf-tokenize of a character an SPM vocabulary cannot spell: ${err}")
+endif()
+
+# gguf-chat: a conversation through a model's chat template (default or named), or a template file; the
+# model's BOS/EOS texts unless the input gives its own; the fixed clock of strftime_now; the template's
+# errors as one `error:` line (a raise_exception message verbatim); --ids as llama.cpp's server tokenizes
+# the text; --batch. The fixture: the reduced Phi-3 vocabulary of tests/data with two templates, an EOS
+# inside the vocabulary, another name (its Phi-3 quirks need tokens the reduced copy lacks) and no space
+# prefix (it lacks the bytes of "▁": the texts here have no spaces).
+file(REMOVE_RECURSE "${WORK}/chat")
+file(MAKE_DIRECTORY "${WORK}/chat")
+set(chat "${WORK}/chat")
+set(chat_model "${chat}/model.gguf")
+set(default_template "{{ bos_token }}{% for m in messages %}{{ '<|' + m['role'] + '|>' + '\\n' + m['content'] + '<|end|>' + '\\n' }}{% endfor %}{% if add_generation_prompt %}{{ '<|assistant|>' + '\\n' }}{% endif %}")
+set(tool_template "{{ bos_token }}[{{ tools | tojson }}]{% for m in messages %}{{ m.role }}:{{ m.content }}|{% endfor %}{{ eos_token }}")
+expect_exit(0 "${EDIT}" "${DATA}/vocab/ggml-vocab-phi-3.gguf" -o "${chat_model}" --set general.name=string:chat-fixture
+            --set tokenizer.ggml.eos_token_id=uint32:2 --set tokenizer.ggml.padding_token_id=uint32:0
+            --set tokenizer.ggml.add_space_prefix=bool:false --set "tokenizer.chat_template=string:${default_template}"
+            --set "tokenizer.chat_template.tool_use=string:${tool_template}")
+file(WRITE "${chat}/tool.jinja" "${tool_template}")
+file(WRITE "${chat}/in.json" [=[{"messages": [{"role": "user", "content": "Hello"}, {"role": "assistant", "content": "Hi"}]}]=])
+file(WRITE "${chat}/over.json" [=[{"bos_token": "[B]", "eos_token": "", "tools": [{"type": "function"}],
+  "messages": [{"role": "user", "content": "Hello"}, {"role": "assistant", "content": "Hi"}]}]=])
+set(rendered "<s><|user|>\nHello<|end|>\n<|assistant|>\nHi<|end|>\n")  # exactly: no newline added
+expect_exit(0 "${CHAT}" "${chat_model}" "${chat}/in.json")
+if(NOT out STREQUAL rendered)
+  message(FATAL_ERROR "gguf-chat with the model's template (and its BOS text): '${out}'")
+endif()
+set(STDIN INPUT_FILE "${chat}/in.json")
+expect_exit(0 "${CHAT}" "${chat_model}")
+set(from_stdin "${out}")
+expect_exit(0 "${CHAT}" "${chat_model}" -)
+unset(STDIN)
+if(NOT from_stdin STREQUAL rendered OR NOT out STREQUAL rendered)
+  message(FATAL_ERROR "gguf-chat from standard input: '${from_stdin}', '${out}'")
+endif()
+expect_exit(0 "${CHAT}" --template-name tool_use "${chat_model}" "${chat}/in.json")
+if(NOT out STREQUAL "<s>[null]user:Hello|assistant:Hi|</s>")
+  message(FATAL_ERROR "gguf-chat --template-name tool_use (the model's BOS and EOS texts, tools none): '${out}'")
+endif()
+expect_exit(0 "${CHAT}" --template-name=tool_use "${chat_model}" "${chat}/over.json")
+if(NOT out STREQUAL [=[[B][[{"type": "function"}]]user:Hello|assistant:Hi|]=])
+  message(FATAL_ERROR "gguf-chat: the input's bos_token, eos_token and tools win over the model's: '${out}'")
+endif()
+expect_exit(0 "${CHAT}" --template "${chat}/tool.jinja" "${chat}/in.json")
+if(NOT out STREQUAL "[null]user:Hello|assistant:Hi|")
+  message(FATAL_ERROR "gguf-chat --template without a model (no BOS or EOS text): '${out}'")
+endif()
+expect_exit(0 "${CHAT}" --template "${chat}/tool.jinja" "${chat_model}" "${chat}/in.json")
+if(NOT out STREQUAL "<s>[null]user:Hello|assistant:Hi|</s>")
+  message(FATAL_ERROR "gguf-chat --template FILE MODEL INPUT (the model's BOS and EOS texts): '${out}'")
+endif()
+# strftime_now on a fixed local time: weekday and day of the year computed for any date
+file(WRITE "${chat}/now.jinja" "{{ strftime_now('%Y-%m-%d %H:%M:%S %A %a %j %w %U') }}")
+foreach(case "2024-02-29T13:05:09|2024-02-29 13:05:09 Thursday Thu 060 4 08"
+             "1969-12-31T23:59:59|1969-12-31 23:59:59 Wednesday Wed 365 3 52"
+             "2000-12-31T00:00:00|2000-12-31 00:00:00 Sunday Sun 366 0 53"
+             "1600-03-01T07:08:09|1600-03-01 07:08:09 Wednesday Wed 061 3 09"
+             "9999-12-31T23:59:59|9999-12-31 23:59:59 Friday Fri 365 5 52")
+  string(REPLACE "|" ";" case "${case}")
+  list(GET case 0 now)
+  list(GET case 1 want)
+  expect_exit(0 "${CHAT}" --now ${now} --template "${chat}/now.jinja" "${chat}/in.json")
+  if(NOT out STREQUAL want)
+    message(FATAL_ERROR "gguf-chat --now ${now}: '${out}', not '${want}' (Python's strftime)")
+  endif()
+endforeach()
+foreach(now 2024-02-30T00:00:00 2023-02-29T12:00:00 2024-1-05T00:00:00 "2024-01-05 00:00:00" 2024-01-05T24:00:00
+            2024-01-05T00:00:60 0000-01-01T00:00:00 2024-01-05 x)
+  expect_exit(2 "${CHAT}" --now "${now}" --template "${chat}/now.jinja" "${chat}/in.json")
+endforeach()
+# the template's errors: one line, the Python exception's name, the message (raise_exception's verbatim)
+set(raise_message [=[Roles must alternate: user, assistant, user (said "the template")]=])
+file(WRITE "${chat}/raise.jinja" "{% if messages|length > 1 %}{{ raise_exception('${raise_message}') }}{% endif %}")
+expect_exit(1 "${CHAT}" --template "${chat}/raise.jinja" "${chat}/in.json")
+expect_error_line()
+string(FIND "${err}" "error: TemplateError: ${raise_message}" at)
+if(NOT at EQUAL 0 OR NOT out STREQUAL "")
+  message(FATAL_ERROR "gguf-chat: raise_exception's message verbatim, nothing on stdout: ${err}")
+endif()
+file(WRITE "${chat}/syntax.jinja" "{{ bos_token }}\n{% if %}x{% endif %}")
+expect_exit(1 "${CHAT}" --template "${chat}/syntax.jinja" "${chat}/in.json")
+expect_error_line()
+if(NOT err MATCHES "^error: TemplateSyntaxError: .* \\(line 2\\)\n$")
+  message(FATAL_ERROR "gguf-chat of a template that does not compile: ${err}")
+endif()
+file(WRITE "${chat}/bad.json" "{\"messages\": [")
+expect_exit(1 "${CHAT}" "${chat_model}" "${chat}/bad.json")
+expect_error_line()
+file(WRITE "${chat}/list.json" "[1, 2]")
+expect_exit(1 "${CHAT}" "${chat_model}" "${chat}/list.json")
+expect_error_line()
+if(NOT err MATCHES "not a JSON object")
+  message(FATAL_ERROR "gguf-chat of an input that is not an object: ${err}")
+endif()
+expect_exit(1 "${CHAT}" --template-name nope "${chat_model}" "${chat}/in.json")
+expect_error_line()
+if(NOT err MATCHES "no chat template 'tokenizer.chat_template.nope' \\(its templates: default, tool_use\\)")
+  message(FATAL_ERROR "gguf-chat --template-name of a template the model lacks: ${err}")
+endif()
+expect_exit(1 "${CHAT}" "${model}" "${chat}/in.json")
+expect_error_line()
+if(NOT err MATCHES "no chat template 'tokenizer.chat_template' \\(its templates: none\\)")
+  message(FATAL_ERROR "gguf-chat of a model without a template: ${err}")
+endif()
+expect_exit(1 "${CHAT}" --template "${chat}/tool.jinja" "${chat_model}")  # with --template, one operand is INPUT
+expect_error_line()
+if(NOT err MATCHES "a GGUF file, not a JSON input: with --template, give MODEL INPUT")
+  message(FATAL_ERROR "gguf-chat --template FILE MODEL should say how to give a model with a template file: ${err}")
+endif()
+expect_exit(2 "${CHAT}" --ids --template "${chat}/tool.jinja" "${chat}/in.json")  # no model, no tokenizer
+expect_exit(2 "${CHAT}" --template-name tool_use --template "${chat}/tool.jinja" "${chat}/in.json")
+expect_exit(2 "${CHAT}" "${chat_model}" "${chat}/in.json" "${chat}/in.json")
+expect_exit(2 "${CHAT}" --batch "${chat_model}")
+# --ids: llama.cpp's server drops the rendered BOS text when the vocabulary adds BOS, then tokenizes with
+# add_special and parse_special: gguf-tokenize --parse-special of the rest. The naive way gives BOS twice.
+expect_exit(0 "${CHAT}" --ids "${chat_model}" "${chat}/in.json")
+set(ids "${out}")
+string(SUBSTRING "${rendered}" 3 -1 rest)
+file(WRITE "${chat}/rest.txt" "${rest}")
+set(STDIN INPUT_FILE "${chat}/rest.txt")
+expect_exit(0 "${TOKENIZE}" --parse-special "${chat_model}")
+unset(STDIN)
+if(NOT ids STREQUAL out OR NOT ids MATCHES "^1 [0-9]" OR ids MATCHES "^1 1 ")
+  message(FATAL_ERROR "gguf-chat --ids: '${ids}', not '${out}' (gguf-tokenize --parse-special without the BOS text)")
+endif()
+expect_exit(0 "${CHAT}" --ids --template "${chat}/tool.jinja" "${chat_model}" "${chat}/in.json")
+set(ids "${out}")
+expect_exit(0 "${TOKENIZE}" --parse-special "${chat_model}" "[null]user:Hello|assistant:Hi|</s>")
+if(NOT ids STREQUAL out OR NOT ids MATCHES "^1 [0-9 ]+ 2\n$")  # the EOS text stays: the vocabulary adds none
+  message(FATAL_ERROR "gguf-chat --ids --template FILE MODEL INPUT: '${ids}', not '${out}'")
+endif()
+# a vocabulary that adds EOS too: the rendered EOS text is dropped as well
+expect_exit(0 "${EDIT}" "${chat_model}" -o "${chat}/eos.gguf" --set tokenizer.ggml.add_eos_token=bool:true)
+expect_exit(0 "${CHAT}" --ids --template-name tool_use "${chat}/eos.gguf" "${chat}/in.json")
+set(ids "${out}")
+file(WRITE "${chat}/rest.txt" "[null]user:Hello|assistant:Hi|")
+set(STDIN INPUT_FILE "${chat}/rest.txt")
+expect_exit(0 "${TOKENIZE}" --parse-special "${chat}/eos.gguf")
+unset(STDIN)
+if(NOT ids STREQUAL out OR NOT ids MATCHES "^1 [0-9 ]+ 2\n$" OR ids MATCHES " 2 2\n$")
+  message(FATAL_ERROR "gguf-chat --ids with a vocabulary that adds EOS: '${ids}', not '${out}'")
+endif()
+# --batch (tests/chat/README.md): a JSON line in, a JSON line out; errors are replies, not the end
+file(WRITE "${chat}/echo.jinja" "{{ messages[0].content }}")
+file(WRITE "${chat}/escapes.json" [=[{"messages": [{"role": "user", "content": "a\"b\\c\n\t\u0001\u00e9\u0000z"}]}]=])
+file(WRITE "${chat}/requests.txt"
+     "{\"template\": \"${chat}/tool.jinja\", \"input\": \"${chat}/over.json\"}\n"
+     "{\"template\": \"${chat}/raise.jinja\", \"input\": \"${chat}/in.json\"}\n"
+     "{\"template\": \"${chat}/echo.jinja\", \"input\": \"${chat}/escapes.json\"}\n"
+     "not a request\n"
+     "{\"template\": \"${chat}/missing.jinja\", \"input\": \"${chat}/in.json\"}\n"
+     "{\"template\": \"${chat}/now.jinja\", \"input\": \"${chat}/in.json\", \"now\": \"2024-02-29T13:05:09\"}\n")
+set(STDIN INPUT_FILE "${chat}/requests.txt")
+expect_exit(0 "${CHAT}" --batch --now 2000-12-31T00:00:00)
+unset(STDIN)
+string(REGEX MATCHALL "\n" lines "${out}")
+list(LENGTH lines n_lines)
+string(REPLACE "\"" "\\\"" quoted "${raise_message}")
+foreach(line [=[{"ok": true, "text": "[B][[{\"type\": \"function\"}]]user:Hello|assistant:Hi|"}]=]
+             "{\"ok\": false, \"error\": \"TemplateError: ${quoted} (line 1)\"}"
+             "{\"ok\": true, \"text\": \"a\\\"b\\\\c\\n\\t\\u0001é\\u0000z\"}"
+             "{\"ok\": false, \"error\": \"ValueError: line 4: "
+             "{\"ok\": false, \"error\": \"OSError: ${chat}/missing.jinja: cannot open file: "
+             "{\"ok\": true, \"text\": \"2024-02-29 13:05:09 Thursday Thu 060 4 08\"}")
+  string(FIND "${out}" "${line}" at)
+  if(at EQUAL -1 OR NOT n_lines EQUAL 6)
+    message(FATAL_ERROR "gguf-chat --batch: no line '${line}' (or not 6 lines) in:\n${out}")
+  endif()
+endforeach()
+# gguf-info lists the templates, with their sizes
+string(LENGTH "${default_template}" default_bytes)
+string(LENGTH "${tool_template}" tool_bytes)
+expect_exit(0 "${INFO}" "${chat_model}")
+if(NOT out MATCHES "\nchat templates: default \\(${default_bytes} bytes\\), tool_use \\(${tool_bytes} bytes\\)\n")
+  message(FATAL_ERROR "gguf-info should list the chat templates:\n${out}")
+endif()
+expect_exit(0 "${INFO}" --json "${chat_model}")
+if(NOT out MATCHES "\"chat_template\":true,\"chat_templates\":\\[{\"name\":\"\",\"bytes\":${default_bytes}},{\"name\":\"tool_use\",\"bytes\":${tool_bytes}}\\],")
+  message(FATAL_ERROR "gguf-info --json should list the chat templates:\n${out}")
+endif()
+expect_exit(0 "${INFO}" --json "${model}")
+if(NOT out MATCHES "\"chat_template\":false,\"chat_templates\":\\[\\],")
+  message(FATAL_ERROR "gguf-info --json of a model without chat templates:\n${out}")
+endif()
+expect_exit(0 "${INFO}" "${model}")
+if(NOT out MATCHES "\nchat templates: none\n")
+  message(FATAL_ERROR "gguf-info of a model without chat templates:\n${out}")
 endif()

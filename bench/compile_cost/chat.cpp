@@ -8,7 +8,7 @@ int main(int argc, char** argv) {
   const auto tmpl = gguf::chat_template::compile(argv[1]);
   if (!tmpl) return std::fprintf(stderr, "error: %s\n", gguf::to_string(tmpl.error()).c_str()), 1;
   const auto context = gguf::parse_json(argv[2]);
-  if (!context) return std::fprintf(stderr, "error: %s\n", context.error().c_str()), 1;
+  if (!context) return std::fprintf(stderr, "error: %s\n", gguf::to_string(context.error()).c_str()), 1;
   const auto text = tmpl->render(*context);
   if (!text) return std::fprintf(stderr, "error: %s\n", gguf::to_string(text.error()).c_str()), 1;
   std::fputs(text->c_str(), stdout);

@@ -22,7 +22,8 @@
 #include <vector>
 
 #include "gguf/format/metadata.hpp"
-#include "gguf/jinja/render.hpp"
+#include "gguf/jinja/options.hpp"
+#include "gguf/llama/chat_template_keys.hpp"
 #include "gguf/json.hpp"
 
 GGUF_BEGIN_NAMESPACE
@@ -83,6 +84,40 @@ struct render_options {
   bool transformers_defaults = true;
 };
 
+namespace detail {
+/// What a compiled template holds that its users see (the engine's program follows it in the object).
+struct compiled_template {
+  std::string source;  ///< the template as given
+};
+}  // namespace detail
+
+// The engine's two entry points. Header-only (the default), they are inline and defined by
+// <gguf/jinja/engine.hpp>, included at the end of this header; with GGUF_CHAT_TEMPLATE_LIBRARY=1 (set by
+// linking gguf::chat) they are compiled once in that library and a program that includes this header
+// compiles only the API. Each mode has an inline namespace of its own, so that both can meet in one
+// program without breaking the one-definition rule.
+#ifndef GGUF_CHAT_TEMPLATE_LIBRARY
+#define GGUF_CHAT_TEMPLATE_LIBRARY 0
+#endif
+#if GGUF_CHAT_TEMPLATE_LIBRARY
+#define GGUF_CHAT_ENGINE_NAMESPACE chat_engine_compiled
+#define GGUF_CHAT_ENGINE_INLINE
+#else
+#define GGUF_CHAT_ENGINE_NAMESPACE chat_engine_inline
+#define GGUF_CHAT_ENGINE_INLINE inline
+#endif
+namespace detail {
+inline namespace GGUF_CHAT_ENGINE_NAMESPACE {
+/// Compiles `source`: the template, or nullptr with `err` set.
+GGUF_CHAT_ENGINE_INLINE std::shared_ptr<const compiled_template> compile_chat_template(
+    std::string_view source, const jinja::compile_limits& limits, jinja::error_info& err);
+/// Renders `t` with `context` (a JSON object) into `out`; false with `err` set.
+GGUF_CHAT_ENGINE_INLINE bool render_chat_template(const compiled_template& t, const json& context,
+                                                  const render_options& options, std::string& out,
+                                                  jinja::error_info& err);
+}  // namespace GGUF_CHAT_ENGINE_NAMESPACE
+}  // namespace detail
+
 /**
  * A compiled chat template: immutable, cheap to copy (copies share it), safe to render from many
  * threads at once.
@@ -90,7 +125,7 @@ struct render_options {
 class chat_template {
  public:
   /// The metadata key of a model's default template.
-  static constexpr std::string_view default_key = "tokenizer.chat_template";
+  static constexpr std::string_view default_key = chat_template_key;
 
   /**
    * Compiles a template as Jinja2 compiles it in transformers' environment.
@@ -100,10 +135,10 @@ class chat_template {
    *         its line, or a limit
    */
   static template_result<chat_template> compile(std::string_view source, const jinja::compile_limits& limits = {}) {
-    auto p = std::make_shared<jinja::program>();
     template_error err;
-    if (!jinja::compile(source, *p, err, limits)) return err;
-    return chat_template(std::move(p));
+    auto t = detail::compile_chat_template(source, limits, err);
+    if (!t) return err;
+    return chat_template(std::move(t));
   }
 
   /**
@@ -168,15 +203,7 @@ class chat_template {
   /// `tokenizer.chat_template.NAME`, in the file's order.
   static std::vector<std::string> names(const metadata_table& md) {
     std::vector<std::string> out;
-    for (const auto& entry : md) {
-      const std::string_view k = entry.key;
-      if (k == default_key) {
-        out.insert(out.begin(), std::string());
-      } else if (k.size() > default_key.size() + 1 && k.substr(0, default_key.size()) == default_key &&
-                 k[default_key.size()] == '.') {
-        out.emplace_back(k.substr(default_key.size() + 1));
-      }
-    }
+    for (const chat_template_entry& e : chat_template_entries(md)) out.emplace_back(e.name);
     return out;
   }
 
@@ -196,92 +223,22 @@ class chat_template {
 
   /// `render`, appending to `out`; false with `err` set on an error (`out` then holds part of the text).
   bool render(const json& context, std::string& out, template_error& err, const render_options& options = {}) const {
-    std::tm now{};
-    if (options.now) {
-      now = *options.now;
-    } else {
-      const std::time_t t = std::time(nullptr);
-#if defined(_WIN32)
-      localtime_s(&now, &t);
-#else
-      localtime_r(&t, &now);
-#endif
-    }
-    jinja::renderer r(*p_, options.limits, now);
-    if (context.type() != json::kind::object) {
-      err.type = template_error::kind::type;
-      err.message = "the context must be a JSON object";
-      return false;
-    }
-    for (const auto& [key, v] : context.members()) {
-      jinja::value x;
-      if (!convert(r, v, x, 0, err)) return false;
-      r.bind(key, x);
-    }
-    if (options.transformers_defaults) {
-      if (!context.find("tools")) r.bind("tools", jinja::value::none());
-      if (!context.find("documents")) r.bind("documents", jinja::value::none());
-      if (!context.find("add_generation_prompt")) r.bind("add_generation_prompt", jinja::value::boolean(false));
-    }
-    return r.run(out, err);
+    return detail::render_chat_template(*t_, context, options, out, err);
   }
 
-  /// The template's source, as normalized for rendering (line ends as "\n", one trailing newline dropped).
-  const jinja::program& program() const noexcept { return *p_; }
+  /// The template's source, as it was given.
+  const std::string& source() const noexcept { return t_->source; }
 
  private:
-  explicit chat_template(std::shared_ptr<const jinja::program> p) noexcept : p_(std::move(p)) {}
+  explicit chat_template(std::shared_ptr<const detail::compiled_template> t) noexcept : t_(std::move(t)) {}
 
-  // the context's JSON as template values (strings point into the JSON)
-  static bool convert(jinja::renderer& r, const json& j, jinja::value& out, std::uint32_t depth, template_error& err) {
-    using jinja::value;
-    if (depth > 512) {
-      err.type = template_error::kind::limit;
-      err.message = "the context is nested too deeply";
-      return false;
-    }
-    const auto memory = [&] {
-      err.type = template_error::kind::limit;
-      err.message = "the context needs more memory than the render's limit";
-      return false;
-    };
-    switch (j.type()) {
-      case json::kind::null: out = value::none(); return true;
-      case json::kind::boolean: out = value::boolean(j.as_bool()); return true;
-      case json::kind::integer: out = value::integer(j.as_int()); return true;
-      case json::kind::big_integer:
-        out = value::string(j.as_string());
-        out.type = jinja::vt::big_integer;
-        return true;
-      case json::kind::number: out = value::floating(j.as_double()); return true;
-      case json::kind::string:
-        if (j.as_string().size() > 0xFFFFFFFFu) return memory();
-        out = value::string(j.as_string());
-        return true;
-      case json::kind::array: {
-        const auto& items = j.items();
-        if (!r.make_list(items.size(), out)) return memory();
-        for (std::size_t k = 0; k < items.size(); ++k)
-          if (!convert(r, items[k], out.list()->items[k], depth + 1, err)) return false;
-        return true;
-      }
-      case json::kind::object: {
-        const auto& members = j.members();
-        if (!r.make_dict(members.size(), out)) return memory();
-        for (const auto& [k, v] : members) {
-          value x;
-          if (!convert(r, v, x, depth + 1, err)) return false;
-          if (!r.dict_append(out.dict(), value::string(k), x)) return memory();
-        }
-        return true;
-      }
-    }
-    return true;
-  }
-
-  std::shared_ptr<const jinja::program> p_;
+  std::shared_ptr<const detail::compiled_template> t_;
 };
 
 GGUF_END_NAMESPACE
+
+#if !GGUF_CHAT_TEMPLATE_LIBRARY
+#include "gguf/jinja/engine.hpp"
+#endif
 
 #endif  // GGUF_CHAT_TEMPLATE_HPP

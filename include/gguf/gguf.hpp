@@ -24,6 +24,7 @@
 #include "gguf/format/sink.hpp"
 #include "gguf/format/writer.hpp"
 #include "gguf/format/shards.hpp"
+#include "gguf/llama/chat_template_keys.hpp"
 #include "gguf/llama/hparams.hpp"
 #include "gguf/llama/file_type.hpp"
 #include "gguf/llama/file_name.hpp"

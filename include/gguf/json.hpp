@@ -84,21 +84,31 @@ class json {
   /// True for null.
   bool is_null() const noexcept { return type() == kind::null; }
   /// The boolean (false for another kind).
-  bool as_bool() const noexcept { return type() == kind::boolean && std::get<bool>(v_); }
+  bool as_bool() const noexcept {
+    const bool* b = std::get_if<bool>(&v_);
+    return b && *b;
+  }
   /// The integer (0 for another kind).
-  std::int64_t as_int() const noexcept { return type() == kind::integer ? std::get<std::int64_t>(v_) : 0; }
+  std::int64_t as_int() const noexcept {
+    const std::int64_t* i = std::get_if<std::int64_t>(&v_);
+    return i ? *i : 0;
+  }
   /// The number (0 for another kind).
-  double as_double() const noexcept { return type() == kind::number ? std::get<double>(v_) : 0.0; }
+  double as_double() const noexcept {
+    const double* d = std::get_if<double>(&v_);
+    return d ? *d : 0.0;
+  }
   /// The string, or the digits of a big integer (empty for another kind).
   std::string_view as_string() const noexcept {
-    if (type() == kind::string) return std::get<std::string>(v_);
-    if (type() == kind::big_integer) return std::get<big>(v_).digits;
+    if (const std::string* str = std::get_if<std::string>(&v_)) return *str;
+    if (const big* b = std::get_if<big>(&v_)) return b->digits;
     return {};
   }
   /// The array's items (empty for another kind).
   const array_type& items() const noexcept {
     static const array_type none;
-    return type() == kind::array ? std::get<array_type>(v_) : none;
+    const array_type* a = std::get_if<array_type>(&v_);
+    return a ? *a : none;
   }
   /// The array's items, to change.
   array_type& items() {
@@ -108,7 +118,8 @@ class json {
   /// The object's members (empty for another kind).
   const object_type& members() const noexcept {
     static const object_type none;
-    return type() == kind::object ? std::get<object_type>(v_) : none;
+    const object_type* o = std::get_if<object_type>(&v_);
+    return o ? *o : none;
   }
   /// The object's members, to change.
   object_type& members() {
@@ -134,8 +145,13 @@ class json {
     m.emplace_back(std::string(key), std::move(value));
     return m.back().second;
   }
-  /// Deep equality (an integer and a number are not equal).
-  friend bool operator==(const json& a, const json& b) { return a.v_ == b.v_; }
+  /// Deep equality: an integer and a number are not equal; NaN equals NaN, so that a document equals its copy.
+  friend bool operator==(const json& a, const json& b) {
+    const double* x = std::get_if<double>(&a.v_);
+    const double* y = std::get_if<double>(&b.v_);
+    if (x && y) return *x == *y || (std::isnan(*x) && std::isnan(*y));
+    return a.v_ == b.v_;
+  }
 
  private:
   struct big {

@@ -8,6 +8,11 @@ bit-exactly as ggml does::
         print(m.metadata["general.architecture"])
         w = m.tensors["token_embd.weight"].numpy()   # float32, numpy's shape
 
+Render a model's chat template as transformers' ``apply_chat_template`` does::
+
+    with pygguf.open("model.gguf") as m:
+        prompt = m.chat_template().render(messages, add_generation_prompt=True)
+
 ``pygguf.compat`` is a drop-in for gguf-py's ``GGUFReader`` and ``gguf.quants``.
 """
 
@@ -17,7 +22,8 @@ import collections.abc
 
 from . import _core
 from ._arrays import dequantize, quantize
-from ._errors import GGUFError
+from ._chat_template import ChatTemplate
+from ._errors import GGUFError, TemplateError
 from ._model import Metadata, Model, Tensor, Tensors, open
 from ._tokenizer import Tokenizer
 from ._types import GGMLType, ValueType
@@ -40,11 +46,13 @@ collections.abc.Sequence.register(StringArray)
 __version__: str = _core.version
 
 __all__ = [
+    "ChatTemplate",
     "GGMLType",
     "GGUFError",
     "Metadata",
     "Model",
     "StringArray",
+    "TemplateError",
     "Tensor",
     "Tensors",
     "Tokenizer",

@@ -2,6 +2,7 @@
 the documentation of each call."""
 
 import os
+from datetime import datetime
 from typing import Any, Callable, Iterator, Sequence, overload
 
 import numpy as np
@@ -89,6 +90,29 @@ class Tokenizer:
     def token_score(self, id: int) -> float: ...
     def token_text(self, id: int) -> str: ...
     def token_to_piece(self, id: int, special: bool) -> bytes: ...
+
+class ChatTemplate:
+    def __init__(self, source: str, defaults: dict[str, Any] | None = None, name: str | None = None) -> None: ...
+    @staticmethod
+    def model_template(source: Source, name: str) -> tuple[str, dict[str, str]]: ...
+    @staticmethod
+    def names(source: Source) -> list[str]: ...
+    def render(
+        self,
+        messages: Any,
+        *,
+        tools: Any = None,
+        documents: Any = None,
+        add_generation_prompt: Any = False,
+        now: datetime | str | None = None,
+        **variables: Any,
+    ) -> str: ...
+    @property
+    def source(self) -> str: ...
+    @property
+    def defaults(self) -> dict[str, Any]: ...
+    @property
+    def name(self) -> str | None: ...
 
 def dequantize(
     raw: Any,

@@ -10,6 +10,7 @@ import numpy as np
 
 from . import _core
 from ._args import integer
+from ._chat_template import ChatTemplate
 from ._tokenizer import Tokenizer
 from ._types import GGMLType, ValueType
 
@@ -210,6 +211,7 @@ class Model:
         self._metadata = Metadata(source)
         self._tensors = Tensors(source)
         self._tokenizer: Any = None
+        self._chat_templates: dict[str, ChatTemplate] = {}
 
     def _open(self) -> _core.Source:
         if self._source is None:
@@ -264,6 +266,51 @@ class Model:
         return self._tokenizer
 
     @property
+    def chat_template_names(self) -> list[str]:
+        """The names of the model's chat templates, in file order: ``"default"`` for
+        ``tokenizer.chat_template`` (first when there is one), then each ``NAME`` of
+        ``tokenizer.chat_template.NAME`` (``"tool_use"``, ``"rag"``, ...). "default" is the name Hugging
+        Face gives the default template in a tokenizer's list of templates, and the one its converters
+        write as ``tokenizer.chat_template``. Empty for a model without a template."""
+        names: list[str] = []
+        for name in _core.ChatTemplate.names(self._open()):
+            name = name or "default"
+            if name not in names:
+                names.append(name)
+        return names
+
+    def chat_template(self, name: str | None = None) -> ChatTemplate:
+        """The model's chat template (:class:`ChatTemplate`), compiled at the first use and kept. It
+        renders with the model's ``bos_token`` and ``eos_token`` unless a render gives them, and keeps
+        working after :meth:`close`.
+
+        Args:
+            name: ``None`` or ``"default"`` for ``tokenizer.chat_template``; another name (see
+                :attr:`chat_template_names`) for ``tokenizer.chat_template.NAME``.
+        Raises:
+            KeyError: the model has no such template (the message is the metadata key).
+            TemplateError: the template does not compile.
+            GGUFError: the key's value is not a string (code ``"type_mismatch"``).
+            ValueError: the model is closed.
+        """
+        source = self._open()
+        if name is None:
+            name = "default"
+        if not isinstance(name, str):
+            raise TypeError(f"a chat template's name is a str, not {type(name).__name__}")
+        template = self._chat_templates.get(name)
+        if template is None:
+            key = name
+            if name == "default" and not (
+                source.contains("tokenizer.chat_template.default") and not source.contains("tokenizer.chat_template")
+            ):
+                key = ""  # tokenizer.chat_template (a key named ".default" stands in only when it is missing)
+            text, defaults = _core.ChatTemplate.model_template(source, key)
+            template = ChatTemplate._make(text, defaults, name)
+            self._chat_templates[name] = template
+        return template
+
+    @property
     def closed(self) -> bool:
         """True after :meth:`close`."""
         return self._source is None
@@ -274,6 +321,7 @@ class Model:
         self._metadata = None  # type: ignore[assignment]
         self._tensors = None  # type: ignore[assignment]
         self._tokenizer = None
+        self._chat_templates = {}
 
     def __enter__(self) -> Model:
         return self

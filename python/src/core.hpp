@@ -194,10 +194,11 @@ py::array output_array(out_kind kind, const py::object& out, std::vector<py::ssi
                        const void* source = nullptr, bool copy = false);
 
 /// Binds each part of the module (core_*.cpp).
-void bind_source(py::module_& m);     // source.cpp: Source, StringArray
-void bind_arrays(py::module_& m);     // arrays.cpp: dequantize, quantize, the type table
-void bind_writing(py::module_& m);    // writing.cpp: save, edit, split, merge, quantize_model, facts
-void bind_tokenizer(py::module_& m);  // tokenizer.cpp: Tokenizer
+void bind_source(py::module_& m);         // source.cpp: Source, StringArray
+void bind_arrays(py::module_& m);         // arrays.cpp: dequantize, quantize, the type table
+void bind_writing(py::module_& m);        // writing.cpp: save, edit, split, merge, quantize_model, facts
+void bind_tokenizer(py::module_& m);      // tokenizer.cpp: Tokenizer
+void bind_chat_template(py::module_& m);  // chat_template.cpp: ChatTemplate
 
 }  // namespace pygguf
 

@@ -242,4 +242,5 @@ PYBIND11_MODULE(_core, m) {
   pygguf::bind_arrays(m);
   pygguf::bind_writing(m);
   pygguf::bind_tokenizer(m);
+  pygguf::bind_chat_template(m);
 }

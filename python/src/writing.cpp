@@ -953,6 +953,15 @@ py::dict facts(const py::object& src, const py::object& file, std::uint32_t cont
   d["tokenizer"] = optional(h.tokenizer_model);
   d["tokenizer_pre"] = optional(h.tokenizer_pre);
   d["chat_template"] = h.has_chat_template;
+  py::list templates;
+  for (const gguf::chat_template_entry& t : gguf::chat_template_entries(*md)) {
+    py::dict item;
+    item["name"] = json_string(t.name);
+    const auto text = t.entry->value.get<std::string_view>();
+    item["bytes"] = text ? py::object(py::int_(text->size())) : py::object(py::none());
+    templates.append(item);
+  }
+  d["chat_templates"] = templates;
   d["n_layer"] = optional(h.block_count);
   d["n_embd"] = optional(h.embedding_length);
   d["n_head"] = h.head_count ? py::object(py::int_(h.head_count->max(n_layer))) : py::object(py::none());

@@ -128,9 +128,11 @@ class BatchRenderer:
 
 
 def pygguf_renderer(now: str):
-    """pygguf's ChatTemplate as ours, or None when the binding has none yet. Assumed shape (adjust here
-    when the binding lands): `ChatTemplate(source, now=datetime)`, `.render(variables: dict) -> str`,
-    an exception on failure whose str() is our error message."""
+    """pygguf's ChatTemplate as ours, in process, or None when pygguf (with ChatTemplate) cannot be imported.
+    Each template is compiled once (`ChatTemplate(source)`); a case's variables are render's arguments
+    (`render(messages, now=..., **the rest)`: tools, documents and add_generation_prompt are keywords of it,
+    every other variable too); an exception is our error, `Kind: message` (TemplateError's str is
+    `Kind: message (line N)`, raise_exception's message verbatim)."""
     try:
         from pygguf import ChatTemplate
     except ImportError:
@@ -142,8 +144,16 @@ def pygguf_renderer(now: str):
         """Render in process, compiling each template once."""
         try:
             if template_path not in compiled:
-                compiled[template_path] = ChatTemplate(reference.read_template(str(template_path)), now=when)
-            return True, compiled[template_path].render(reference.load_case(str(case_path)))
+                try:
+                    compiled[template_path] = ChatTemplate(reference.read_template(str(template_path)))
+                except Exception as e:  # remembered: every case of the template reports it
+                    compiled[template_path] = e
+            template = compiled[template_path]
+            if isinstance(template, Exception):
+                raise template
+            variables = reference.load_case(str(case_path))
+            messages = variables.pop("messages", None)
+            return True, template.render(messages, now=when, **variables)
         except Exception as e:
             return False, f"{type(e).__name__}: {e}"
     return render_ours

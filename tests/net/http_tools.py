@@ -7,8 +7,8 @@ For every committed model and vocabulary (DATA_DIR; SHARED_DIR/data/vocab too wh
 synthetic file whose header is 3 MiB, and for shard sets that gguf-split makes of the model:
 `gguf-info --json URL` is `gguf-info --json FILE` (but for "file"), `gguf-dump --json URL` is
 `gguf-dump --json FILE` byte for byte, each file costs at most 2 requests and its header plus 2 MiB, as
-the server counts them; `gguf-diff URL FILE` finds them equal and `gguf-dequant URL` writes the bytes it
-writes from the file. Then the servers that misbehave: no range support, a missing file, a dropped
+the server counts them; `gguf-diff URL FILE` finds them equal, `gguf-dequant URL` writes the bytes it
+writes from the file and `gguf-chat [--ids] URL` the text (the ids) it writes from the file. Then the servers that misbehave: no range support, a missing file, a dropped
 connection, a lying length, a silent server, a server that drips, a file that changes between requests,
 errors with empty bodies (404, 429, 5xx: retried, Retry-After honoured within bounds), header lines and
 headers too long, a redirect, a token: each a clean `error:` line that names the URL once and exit 1 (or
@@ -295,6 +295,18 @@ def main():
         assert rc == 0, err
         rc, out, err, _ = run("gguf-diff", url, other)
         check(rc == 1 and b"general.name" in out, "gguf-diff URL EDITED: exit %s, %s" % (rc, out[:200]))
+
+        # gguf-chat: a model's chat template (and for --ids its tokenizer) from the URL's header, as from
+        # the file.
+        conversation = os.path.join(root, "conversation.json")
+        with open(conversation, "w") as f:
+            json.dump({"messages": [{"role": "user", "content": "Hello"}], "add_generation_prompt": True}, f)
+        for rel in [r for r in singles if r.endswith("/ggml-vocab-phi-3.gguf")]:
+            for ids in ([], ["--ids"]) if rel.startswith("shared-") else ([],):  # the reduced copy has no tokenizer
+                rc, out, err, _ = run("gguf-chat", *ids, BASE + "/ok/" + rel, conversation)
+                rc_l, out_l, err_l, _ = run("gguf-chat", *ids, os.path.join(root, rel), conversation)
+                check(rc == 0 and rc_l == 0 and out and out == out_l,
+                      "gguf-chat %s URL of %s: exit %s, %r (from the file: %r)" % (" ".join(ids), rel, rc, err, err_l))
 
         # Servers that misbehave: one `error:` line that names the URL once, exit 1 (gguf-diff: 2), with
         # the requests it should cost (None: 1 and 2 retries at most), within the time it should take.

@@ -82,35 +82,37 @@ enum class op : std::uint8_t {
 
 /// A literal's value.
 struct literal {
-  enum class kind : std::uint8_t { none, boolean, integer, big_integer, floating, string } type = kind::none;
-  bool b = false;      ///< a boolean
-  std::int64_t i = 0;  ///< an integer
-  double f = 0;        ///< a float
+  /// What the literal is (a string's text is the node's `text`, a big integer's digits too).
+  enum class kind : std::uint8_t { none, boolean, integer, big_integer, floating, string };
+  kind type = kind::none;  ///< which
+  bool b = false;          ///< a boolean
+  std::int64_t i = 0;      ///< an integer
+  double f = 0;            ///< a float
 };
 
 /// A node (see `nk` for which fields each kind uses).
 struct node {
-  nk kind = nk::constant;
-  op oper = op::add;
-  bool flag = false;
+  nk kind = nk::constant;  ///< what it is
+  op oper = op::add;       ///< unary, binary, logical: the operator
+  bool flag = false;       ///< for_loop: recursive; if_stmt: an elif
   /// macro, call_block: 1 its body names `varargs`, 2 `kwargs`, 4 `caller`; for_loop: 8 its body defines a
   /// macro or call block (its scopes must outlive an iteration)
   std::uint8_t extra = 0;
-  std::uint32_t line = 0;
-  std::uint32_t sym = 0;
-  std::string_view text;
-  std::string_view attr;
-  literal lit;
-  const node* a = nullptr;
-  const node* b = nullptr;
-  const node* c = nullptr;
-  std::vector<const node*> items;
-  std::vector<const node*> values;
-  std::vector<std::string_view> names;
+  std::uint32_t line = 0;                ///< the template line it starts on
+  std::uint32_t sym = 0;                 ///< name, macro, nsref: the symbol
+  std::string_view text;                 ///< a name, a string literal, a filter or test name, template text
+  std::string_view attr;                 ///< getattr, nsref: the attribute
+  literal lit;                           ///< constant: the value
+  const node* a = nullptr;               ///< the first operand (see `nk`)
+  const node* b = nullptr;               ///< the second operand
+  const node* c = nullptr;               ///< the third operand
+  std::vector<const node*> items;        ///< items, arguments, targets (see `nk`)
+  std::vector<const node*> values;       ///< keyword arguments' values, with's values
+  std::vector<std::string_view> names;   ///< keyword arguments' names, parameters
   std::vector<std::uint32_t> name_syms;  ///< the symbols of `names` (parameters, targets)
-  std::vector<op> ops;
-  std::vector<const node*> body;
-  std::vector<const node*> orelse;
+  std::vector<op> ops;                   ///< compare: the operators
+  std::vector<const node*> body;         ///< a statement's body
+  std::vector<const node*> orelse;       ///< else, elif
 };
 
 }  // namespace jinja

@@ -154,16 +154,18 @@ inline bool renderer::get_attr(const value& obj, const value& name, value& out) 
   if (found) return true;
   switch (obj.type) {
     case vt::dict:
-    case vt::ns: {
-      const dict_object* d = obj.dict();
-      for (std::uint32_t k = 0; k < d->size; ++k) {
-        if (d->keys[k].type == vt::string && d->keys[k].str() == n) {
-          out = d->values[k];
-          return true;
-        }
+    case vt::ns:
+      if (const value* v = find_key(obj.dict(), name)) {
+        out = *v;
+        return true;
       }
       break;
-    }
+    case vt::tuple:  // groupby's (grouper, list) pairs are named tuples
+      if (obj.x == 1 && (n == "grouper" || n == "list")) {
+        out = obj.list()->items[n == "grouper" ? 0 : 1];
+        return true;
+      }
+      break;
     case vt::loop: {
       const auto* l = static_cast<const loop_object*>(obj.u.p);
       const std::int64_t i = l->index0, len = l->items.size;
@@ -324,19 +326,19 @@ inline bool renderer::eval_slice(const value& obj, const node* s, frame* f, valu
     return true;
   }
   if (obj.type == vt::string) {
-    const std::string_view s = obj.str();
+    const std::string_view text = obj.str();
     if (step == 1) {
-      const std::size_t b = py::offset_of(s, static_cast<std::size_t>(start));
-      const std::size_t e = count ? py::offset_of(s, static_cast<std::size_t>(start + count)) : b;
-      out = value::string(s.substr(b, e - b));
+      const std::size_t b = py::offset_of(text, static_cast<std::size_t>(start));
+      const std::size_t e = count ? py::offset_of(text, static_cast<std::size_t>(start + count)) : b;
+      out = value::string(text.substr(b, e - b));
       return true;
     }
     // code points by index, then picked
     std::vector<std::string_view> cps;
-    for (std::size_t i = 0; i < s.size();) {
+    for (std::size_t i = 0; i < text.size();) {
       std::size_t len = 0;
-      (void)py::decode_at(s, i, len);
-      cps.push_back(s.substr(i, len));
+      (void)py::decode_at(text, i, len);
+      cps.push_back(text.substr(i, len));
       i += len;
     }
     std::string r;
@@ -482,8 +484,30 @@ inline bool renderer::call_macro(const macro_object* m, const std::vector<value>
 
 namespace detail {
 inline bool strftime_format(std::string_view fmt, const std::tm& t, std::string& out) {
-  // C's strftime, as Python's datetime.strftime passes it on (the C locale)
-  std::string f(fmt);
+  // C's strftime, as Python's datetime.strftime passes it on (the C locale), after Python's own codes:
+  // %z and %Z are empty for the naive datetime strftime_now formats, %f its microseconds (the clock is
+  // whole seconds)
+  std::string f;
+  f.reserve(fmt.size());
+  for (std::size_t i = 0; i < fmt.size(); ++i) {
+    if (fmt[i] != '%') {
+      f += fmt[i];
+    } else if (i + 1 == fmt.size()) {
+      f += "%%";  // a lone % at the end prints as itself (glibc's)
+    } else if (fmt[i + 1] == 'z' || fmt[i + 1] == 'Z') {
+      ++i;
+    } else if (fmt[i + 1] == 'f') {
+      f += "000000";
+      ++i;
+#ifdef _WIN32
+    } else if (std::string_view("aAbBcCdDeFgGhHIjmMnprRStTuUVwWxXyY%").find(fmt[i + 1]) == std::string_view::npos) {
+      f += "%%";  // glibc prints a conversion it does not know as it is; Microsoft's C runtime aborts
+#endif
+    } else {
+      f.append(fmt.substr(i, 2));
+      ++i;
+    }
+  }
   std::vector<char> buf(256 + fmt.size() * 8);
   while (true) {
     const std::size_t n = std::strftime(buf.data(), buf.size(), f.c_str(), &t);

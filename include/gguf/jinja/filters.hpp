@@ -92,12 +92,91 @@ inline bool parse_py_int(std::string_view s, int base, std::int64_t& out) {
   return true;
 }
 
+// The arguments of one filter call, read as Jinja2's filters read theirs.
+struct filter_call {
+  renderer& r;
+  arg_reader a;
+
+  const value* arg(std::size_t k, std::string_view kw) const { return a.get(k, kw); }
+  bool flag(std::size_t k, std::string_view kw) const {
+    const value* v = a.get(k, kw);
+    return v && truthy(*v);
+  }
+  // str(v) appended to s (an Undefined of the sandbox fails)
+  bool text(const value& v, std::string& s) const;
+  // argument k as an int, `dflt` when absent
+  bool int_arg(std::size_t k, std::string_view kw, std::int64_t dflt, std::int64_t& v) const;
+};
+
+// Which of the filter functions has a filter.
+enum class filter_group : std::uint8_t { none, text, sequence, number, unsupported };
+inline filter_group filter_group_of(std::string_view name) noexcept {
+  static constexpr std::pair<std::string_view, filter_group> table[] = {{"tojson", filter_group::text},
+                                                                        {"trim", filter_group::text},
+                                                                        {"string", filter_group::text},
+                                                                        {"upper", filter_group::text},
+                                                                        {"lower", filter_group::text},
+                                                                        {"capitalize", filter_group::text},
+                                                                        {"title", filter_group::text},
+                                                                        {"replace", filter_group::text},
+                                                                        {"indent", filter_group::text},
+                                                                        {"center", filter_group::text},
+                                                                        {"truncate", filter_group::text},
+                                                                        {"wordcount", filter_group::text},
+                                                                        {"format", filter_group::text},
+                                                                        {"escape", filter_group::text},
+                                                                        {"e", filter_group::text},
+                                                                        {"forceescape", filter_group::text},
+                                                                        {"safe", filter_group::text},
+                                                                        {"striptags", filter_group::text},
+                                                                        {"pprint", filter_group::text},
+                                                                        {"filesizeformat", filter_group::text},
+                                                                        {"xmlattr", filter_group::text},
+                                                                        {"length", filter_group::sequence},
+                                                                        {"count", filter_group::sequence},
+                                                                        {"default", filter_group::sequence},
+                                                                        {"d", filter_group::sequence},
+                                                                        {"join", filter_group::sequence},
+                                                                        {"first", filter_group::sequence},
+                                                                        {"last", filter_group::sequence},
+                                                                        {"list", filter_group::sequence},
+                                                                        {"items", filter_group::sequence},
+                                                                        {"reverse", filter_group::sequence},
+                                                                        {"map", filter_group::sequence},
+                                                                        {"select", filter_group::sequence},
+                                                                        {"reject", filter_group::sequence},
+                                                                        {"selectattr", filter_group::sequence},
+                                                                        {"rejectattr", filter_group::sequence},
+                                                                        {"dictsort", filter_group::sequence},
+                                                                        {"sort", filter_group::sequence},
+                                                                        {"unique", filter_group::sequence},
+                                                                        {"min", filter_group::sequence},
+                                                                        {"max", filter_group::sequence},
+                                                                        {"sum", filter_group::sequence},
+                                                                        {"batch", filter_group::sequence},
+                                                                        {"slice", filter_group::sequence},
+                                                                        {"attr", filter_group::sequence},
+                                                                        {"groupby", filter_group::sequence},
+                                                                        {"int", filter_group::number},
+                                                                        {"float", filter_group::number},
+                                                                        {"abs", filter_group::number},
+                                                                        {"round", filter_group::number},
+                                                                        {"random", filter_group::unsupported},
+                                                                        {"urlize", filter_group::unsupported},
+                                                                        {"wordwrap", filter_group::unsupported},
+                                                                        {"urlencode", filter_group::unsupported}};
+  for (const auto& [n, g] : table)
+    if (n == name) return g;
+  return filter_group::none;
+}
+
 }  // namespace detail
 
 /// Filter and test helpers that need the renderer.
 struct builtins {
-  renderer& r;
+  renderer& r;  ///< the render they work for
 
+  /// Python's str(v), as a value.
   bool str_of(const value& v, value& out) {
     if (v.type == vt::string) {
       out = v;
@@ -108,6 +187,7 @@ struct builtins {
     return r.str_to(s, v) && r.make_string(s, out);
   }
 
+  /// Python's len(v) (0 for Undefined, as Jinja2's `length` gives).
   bool length(const value& v, std::int64_t& n) {
     switch (v.type) {
       case vt::string: n = static_cast<std::int64_t>(py::length(v.str())); return true;
@@ -124,6 +204,7 @@ struct builtins {
     }
   }
 
+  /// A generator over `items` (what map, select and friends return).
   bool generator(const list_object& items, value& out) {
     auto* g = r.make<generator_object>();
     if (!g) return r.out_of_memory();
@@ -132,13 +213,14 @@ struct builtins {
     return true;
   }
 
+  /// A new list of `items`.
   bool list_of(const list_object& items, value& out) {
     if (!r.make_list(items.size, out)) return false;
     std::copy(items.items, items.items + items.size, out.list()->items);
     return true;
   }
 
-  // make_attrgetter: "a.b.0" walked with the sandbox's getitem (a digit part is an index)
+  /// Jinja2's make_attrgetter: "a.b.0" walked with the sandbox's getitem (a digit part is an index).
   bool attr_path(const value& item, const value& attribute, value& out, const value* dflt = nullptr) {
     out = item;
     if (attribute.type == vt::none) return true;
@@ -162,14 +244,14 @@ struct builtins {
     }
   }
 
-  // a sort key: lower-cased strings unless case_sensitive
+  /// A sort key: lower-cased strings unless case_sensitive.
   bool key_of(const value& v, bool case_sensitive, value& out) {
     if (!case_sensitive && v.type == vt::string) return r.make_string(py::lower(v.str()), out);
     out = v;
     return true;
   }
 
-  // Python's sorted(): stable; a TypeError for values without an order
+  /// Python's sorted() of (key, value) pairs by key: stable; a TypeError for keys without an order.
   bool sort(std::vector<std::pair<value, value>>& keyed, bool reverse) {
     bool ok = true;
     std::string err;
@@ -235,7 +317,7 @@ inline bool renderer::call_method(const method_object* m, const std::vector<valu
     e0 = es <= bs ? b0 : py::offset_of(s, static_cast<std::size_t>(es));
     return true;
   };
-  const auto strv = [&](std::string str) { return make_string(str, out); };
+  const auto strv = [&](const std::string& str) { return make_string(str, out); };
   switch (static_cast<meth>(m->which)) {
     // ---- str
     case meth::s_capitalize: return want(0, "capitalize") && strv(py::capitalize(self.str()));
@@ -367,7 +449,7 @@ inline bool renderer::call_method(const method_object* m, const std::vector<valu
         if (k) s += self.str();
         s += items.items[k].str();
       }
-      return strv(std::move(s));
+      return strv(s);
     }
     case meth::s_center:
     case meth::s_ljust:
@@ -403,7 +485,7 @@ inline bool renderer::call_method(const method_object* m, const std::vector<valu
       for (std::int64_t k = 0; k < left; ++k) r += fill;
       r += s;
       for (std::int64_t k = 0; k < pad - left; ++k) r += fill;
-      return strv(std::move(r));
+      return strv(r);
     }
     case meth::s_zfill: {
       std::int64_t width = 0;
@@ -424,7 +506,7 @@ inline bool renderer::call_method(const method_object* m, const std::vector<valu
       }
       r.append(static_cast<std::size_t>(width - n), '0');
       r += rest;
-      return strv(std::move(r));
+      return strv(r);
     }
     case meth::s_partition:
     case meth::s_rpartition: {
@@ -483,7 +565,7 @@ inline bool renderer::call_method(const method_object* m, const std::vector<valu
         }
         i += len;
       }
-      return strv(std::move(r));
+      return strv(r);
     }
     case meth::s_format: return str_format(self.str(), args, kwargs, out);
     case meth::s_isalnum: out = value::boolean(py::is_all(self.str(), py::predicate::alnum)); return true;
@@ -617,37 +699,49 @@ inline bool renderer::apply_filter_chain(const node* chain, const value& input, 
   return apply_filter(chain, v, f, out);
 }
 
+inline bool detail::filter_call::text(const value& v, std::string& s) const {
+  if (v.type == vt::undefined && v.x == 1) return r.undefined_error(v);
+  return r.str_to(s, v);
+}
+
+inline bool detail::filter_call::int_arg(std::size_t k, std::string_view kw, std::int64_t dflt, std::int64_t& v) const {
+  const value* x = a.get(k, kw);
+  if (!x) {
+    v = dflt;
+    return true;
+  }
+  if (!x->is_int())
+    return r.type_error(std::string("'") + type_name(*x) + "' object cannot be interpreted as an integer");
+  v = x->as_int();
+  return true;
+}
+
 inline bool renderer::filter_by_name(std::string_view name, const value& in, const std::vector<value>& args,
                                      const std::vector<std::pair<std::string_view, value>>& kwargs, value& out) {
-  builtins b{*this};
-  const detail::arg_reader a{args, kwargs};
-  const auto arg = [&](std::size_t k, std::string_view kw) { return a.get(k, kw); };
-  const auto flag = [&](std::size_t k, std::string_view kw) {
-    const value* v = a.get(k, kw);
-    return v && truthy(*v);
-  };
-  const auto text = [&](const value& v, std::string& s) {
-    if (v.type == vt::undefined && v.x == 1) return undefined_error(v);
-    return str_to(s, v);
-  };
-  const auto int_arg = [&](std::size_t k, std::string_view kw, std::int64_t dflt, std::int64_t& v) {
-    const value* x = a.get(k, kw);
-    if (!x) {
-      v = dflt;
-      return true;
-    }
-    if (!x->is_int())
-      return type_error(std::string("'") + type_name(*x) + "' object cannot be interpreted as an integer");
-    v = x->as_int();
-    return true;
-  };
   if (!step()) return false;
+  const detail::filter_call call{*this, detail::arg_reader{args, kwargs}};
+  switch (detail::filter_group_of(name)) {
+    case detail::filter_group::text: return filter_text(name, in, call, out);
+    case detail::filter_group::sequence: return filter_sequence(name, in, call, out);
+    case detail::filter_group::number: return filter_number(name, in, call, out);
+    case detail::filter_group::unsupported:
+      return fail(error_info::kind::unsupported, "the filter '" + std::string(name) + "' is not supported");
+    case detail::filter_group::none: break;
+  }
+  return fail(error_info::kind::runtime, "No filter named '" + std::string(name) + "' found.");
+}
+
+// filters on text: strings in, strings out
+inline bool renderer::filter_text(std::string_view name, const value& in, const detail::filter_call& call, value& out) {
+  [[maybe_unused]] const std::vector<value>& args = call.a.args;
+  [[maybe_unused]] const auto& kwargs = call.a.kwargs;
+  builtins b{*this};
 
   if (name == "tojson") {
-    const value* ea = arg(0, "ensure_ascii");
-    const value* ind = arg(1, "indent");
-    const value* sep = arg(2, "separators");
-    const bool sort_keys = flag(3, "sort_keys");
+    const value* ea = call.arg(0, "ensure_ascii");
+    const value* ind = call.arg(1, "indent");
+    const value* sep = call.arg(2, "separators");
+    const bool sort_keys = call.flag(3, "sort_keys");
     std::string indent_text;
     const std::string* indent = nullptr;
     if (ind && ind->type != vt::none) {
@@ -681,7 +775,7 @@ inline bool renderer::filter_by_name(std::string_view name, const value& in, con
   if (name == "trim") {
     value s;
     if (!b.str_of(in, s)) return false;
-    const value* c = arg(0, "chars");
+    const value* c = call.arg(0, "chars");
     if (c && c->type != vt::none) {
       if (c->type != vt::string) return type_error("strip arg must be None or str");
       const std::string_view chars = c->str();
@@ -692,33 +786,18 @@ inline bool renderer::filter_by_name(std::string_view name, const value& in, con
     out.x = s.x;
     return true;
   }
-  if (name == "length" || name == "count") {
-    std::int64_t n = 0;
-    if (!b.length(in, n)) return false;
-    out = value::integer(n);
-    return true;
-  }
   if (name == "string") {
     if (in.type == vt::string) return out = in, true;
     return b.str_of(in, out);
   }
-  if (name == "default" || name == "d") {
-    const value* dv = arg(0, "default_value");
-    if (in.type == vt::undefined || (flag(1, "boolean") && !truthy(in))) {
-      out = dv ? *dv : value::string("");
-      return true;
-    }
-    out = in;
-    return true;
-  }
   if (name == "upper" || name == "lower" || name == "capitalize") {
     std::string s;
-    if (!text(in, s)) return false;
+    if (!call.text(in, s)) return false;
     return make_string(name == "upper" ? py::upper(s) : name == "lower" ? py::lower(s) : py::capitalize(s), out);
   }
   if (name == "title") {  // each piece after a run of "-", whitespace, "(", "{", "[", "<": first upper, rest lower
     std::string s, r;
-    if (!text(in, s)) return false;
+    if (!call.text(in, s)) return false;
     const auto sep = [](char32_t c) {
       return c == '-' || c == '(' || c == '{' || c == '[' || c == '<' || py::is_space(c);
     };
@@ -751,12 +830,12 @@ inline bool renderer::filter_by_name(std::string_view name, const value& in, con
   }
   if (name == "replace") {
     std::string s, from, to;
-    const value* o = arg(0, "old");
-    const value* n = arg(1, "new");
+    const value* o = call.arg(0, "old");
+    const value* n = call.arg(1, "new");
     if (!o || !n) return type_error("replace() missing required arguments");
-    if (!text(in, s) || !text(*o, from) || !text(*n, to)) return false;
+    if (!call.text(in, s) || !call.text(*o, from) || !call.text(*n, to)) return false;
     std::int64_t count = -1;
-    const value* c = arg(2, "count");
+    const value* c = call.arg(2, "count");
     if (c && c->type != vt::none) {
       if (!c->is_int())
         return type_error("'" + std::string(type_name(*c)) + "' object cannot be interpreted as an integer");
@@ -765,11 +844,243 @@ inline bool renderer::filter_by_name(std::string_view name, const value& in, con
     if (!fits(py::replaced_size(s, from, to, count))) return false;
     return make_string(py::replace(s, from, to, count), out);
   }
+  if (name == "indent") {
+    const value* w = call.arg(0, "width");
+    std::string indention = "    ";
+    if (w) {
+      if (w->type == vt::string) {
+        indention = std::string(w->str());
+      } else if (w->is_int()) {
+        if (!fits(static_cast<std::uint64_t>(std::max<std::int64_t>(0, w->as_int())))) return false;
+        indention.assign(static_cast<std::size_t>(std::max<std::int64_t>(0, w->as_int())), ' ');
+      } else {
+        return type_error("indent's width must be an int or a str");
+      }
+    }
+    const bool first = call.flag(1, "first"), blank = call.flag(2, "blank");
+    std::string s;
+    if (!call.text(in, s)) return false;
+    s += '\n';  // Jinja2's quirk for splitlines
+    std::vector<std::string_view> lines;
+    py::splitlines(s, false, [&](std::string_view l) { lines.push_back(l); });
+    if (!fits(s.size() + (lines.size() + 1) * static_cast<std::uint64_t>(indention.size()))) return false;
+    std::string r;
+    if (blank) {
+      for (std::size_t k = 0; k < lines.size(); ++k) {
+        if (k) r += "\n" + indention;
+        r += lines[k];
+      }
+    } else if (!lines.empty()) {
+      r = std::string(lines[0]);
+      if (lines.size() > 1) {
+        r += '\n';
+        for (std::size_t k = 1; k < lines.size(); ++k) {
+          if (k > 1) r += '\n';
+          if (!lines[k].empty()) r += indention;
+          r += lines[k];
+        }
+      }
+    }
+    if (first) r = indention + r;
+    return make_string(r, out);
+  }
+  if (name == "center") {
+    std::int64_t width = 80;
+    if (!call.int_arg(0, "width", 80, width)) return false;
+    std::string s;
+    if (!call.text(in, s)) return false;
+    const auto n = static_cast<std::int64_t>(py::length(s));
+    if (width <= n) return make_string(s, out);
+    if (!fits(static_cast<std::uint64_t>(width - n) + s.size())) return false;
+    const std::int64_t pad = width - n, left = pad / 2 + (pad & width & 1);
+    std::string r(static_cast<std::size_t>(left), ' ');
+    r += s;
+    r.append(static_cast<std::size_t>(pad - left), ' ');
+    return make_string(r, out);
+  }
+  if (name == "truncate") {
+    std::int64_t length = 255, leeway = 5;
+    if (!call.int_arg(0, "length", 255, length)) return false;
+    const bool killwords = call.flag(1, "killwords");
+    std::string end = "...";
+    if (const value* e = call.arg(2, "end")) {
+      end.clear();
+      if (!call.text(*e, end)) return false;
+    }
+    if (const value* l = call.arg(3, "leeway"); l && l->type != vt::none) {
+      if (!call.int_arg(3, "leeway", 5, leeway)) return false;
+    }
+    std::string s;
+    if (!call.text(in, s)) return false;
+    const auto n = static_cast<std::int64_t>(py::length(s));
+    const auto end_n = static_cast<std::int64_t>(py::length(end));
+    if (length < end_n) return fail(error_info::kind::runtime, "expected length >= " + std::to_string(end_n));
+    if (n <= length + leeway) return make_string(s, out);
+    const std::string_view head =
+        std::string_view(s).substr(0, py::offset_of(s, static_cast<std::size_t>(length - end_n)));
+    if (killwords) return make_string(std::string(head) + end, out);
+    const std::size_t sp = head.rfind(' ');
+    return make_string(std::string(sp == std::string_view::npos ? head : head.substr(0, sp)) + end, out);
+  }
+  if (name == "wordcount") {
+    std::string s;
+    if (!call.text(in, s)) return false;
+    std::int64_t n = 0;
+    bool in_word = false;
+    for (std::size_t i = 0; i < s.size();) {
+      std::size_t len = 0;
+      const char32_t c = py::decode_at(s, i, len);
+      const bool w = c == '_' || (py::flags(c) & tables::alnum) != 0;
+      if (w && !in_word) ++n;
+      in_word = w;
+      i += len;
+    }
+    out = value::integer(n);
+    return true;
+  }
+  if (name == "format") {
+    std::string s;
+    if (!call.text(in, s)) return false;
+    if (!args.empty() && !kwargs.empty()) {
+      return fail(error_info::kind::runtime, "can't handle positional and keyword arguments at the same time");
+    }
+    value fmt_args;
+    if (!kwargs.empty()) {
+      if (!make_dict(kwargs.size(), fmt_args)) return false;
+      for (const auto& [k, v] : kwargs) {
+        value key;
+        if (!make_string(k, key) || !dict_set(fmt_args.dict(), key, v)) return false;
+      }
+    } else {
+      if (!make_list(args.size(), fmt_args, vt::tuple)) return false;
+      std::copy(args.begin(), args.end(), fmt_args.list()->items);
+    }
+    value fmt;
+    return make_string(s, fmt) && percent_format(fmt.str(), fmt_args, out);
+  }
+  if (name == "escape" || name == "e" || name == "forceescape") {
+    if (in.type == vt::string && in.x == 1 && name != "forceescape") return out = in, true;
+    std::string s;
+    if (!call.text(in, s)) return false;
+    if (!make_string(escape_html(s), out)) return false;
+    out.x = 1;
+    return true;
+  }
+  if (name == "safe") {
+    if (!b.str_of(in, out)) return false;
+    out.x = 1;
+    return true;
+  }
+  if (name == "striptags") {
+    std::string s, r;
+    if (!call.text(in, s)) return false;
+    for (std::size_t i = 0; i < s.size();) {  // comments, then tags, out
+      if (s.compare(i, 4, "<!--") == 0) {
+        const std::size_t e = s.find("-->", i + 4);
+        i = e == std::string::npos ? s.size() : e + 3;
+      } else if (s[i] == '<' && s.find('>', i) != std::string::npos) {
+        i = s.find('>', i) + 1;
+      } else {
+        r += s[i++];
+      }
+    }
+    std::string joined;  // " ".join(split()), then entities unescaped
+    py::split(r, nullptr, -1, [&](std::string_view w) {
+      if (!joined.empty()) joined += ' ';
+      joined += w;
+    });
+    static constexpr std::pair<std::string_view, std::string_view> entities[] = {
+        {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&#34;", "\""}, {"&#39;", "'"}, {"&quot;", "\""}};
+    for (const auto& [e, c] : entities) joined = py::replace(joined, e, c, -1);
+    return make_string(joined, out);
+  }
+  if (name == "pprint") {
+    std::string s;
+    return repr_to(s, in) && make_string(s, out);
+  }
+  if (name == "filesizeformat") {
+    double bytes = 0;
+    if (in.is_number()) {
+      bytes = in.as_double();
+    } else if (in.type == vt::string && detail::parse_py_float(in.str(), bytes)) {
+    } else {
+      return fail(error_info::kind::value, "could not convert to float");
+    }
+    const bool binary_units = call.flag(0, "binary");
+    const double base = binary_units ? 1024 : 1000;
+    static constexpr const char* dec[] = {"kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"};
+    static constexpr const char* bin[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"};
+    std::string s;
+    if (bytes == 1) {
+      s = "1 Byte";
+    } else if (bytes < base) {
+      s = std::to_string(static_cast<std::int64_t>(bytes)) + " Bytes";
+    } else {
+      char buf[64];
+      double unit = base;
+      int k = 0;
+      for (; k < 8; ++k) {
+        unit = std::pow(base, k + 2);
+        if (bytes < unit) break;
+      }
+      if (k == 8) k = 7;
+      std::snprintf(buf, sizeof buf, "%.1f %s", base * bytes / unit, binary_units ? bin[k] : dec[k]);
+      s = buf;
+    }
+    return make_string(s, out);
+  }
+  if (name == "xmlattr") {
+    if (in.type != vt::dict) return type_error("xmlattr needs a mapping");
+    const dict_object* d = in.dict();
+    std::string s;
+    for (std::uint32_t k = 0; k < d->size; ++k) {
+      const value& v = d->values[k];
+      if (v.type == vt::none || v.type == vt::undefined) continue;
+      std::string key, val;
+      if (!str_to(key, d->keys[k]) || !str_to(val, v)) return false;
+      for (const char c : key) {
+        if (c == ' ' || c == '/' || c == '>' || c == '=' || c == '\t' || c == '\n' || c == '\r' || c == '\f') {
+          std::string msg = "Invalid character in attribute name: ";
+          py::append_repr(msg, key);
+          return fail(error_info::kind::value, msg);
+        }
+      }
+      if (!s.empty()) s += ' ';
+      s += escape_html(key) + "=\"" + escape_html(val) + "\"";
+    }
+    if (!s.empty() && (call.arg(0, "autospace") == nullptr || call.flag(0, "autospace"))) s = " " + s;
+    return make_string(s, out);
+  }
+  return fail(error_info::kind::runtime, "No filter named '" + std::string(name) + "' found.");
+}
+
+// filters on sequences and mappings
+inline bool renderer::filter_sequence(std::string_view name, const value& in, const detail::filter_call& call,
+                                      value& out) {
+  [[maybe_unused]] const std::vector<value>& args = call.a.args;
+  [[maybe_unused]] const auto& kwargs = call.a.kwargs;
+  builtins b{*this};
+
+  if (name == "length" || name == "count") {
+    std::int64_t n = 0;
+    if (!b.length(in, n)) return false;
+    out = value::integer(n);
+    return true;
+  }
+  if (name == "default" || name == "d") {
+    const value* dv = call.arg(0, "default_value");
+    if (in.type == vt::undefined || (call.flag(1, "boolean") && !truthy(in))) {
+      out = dv ? *dv : value::string("");
+      return true;
+    }
+    out = in;
+    return true;
+  }
   if (name == "join") {
-    const value* d = arg(0, "d");
-    const value* attribute = arg(1, "attribute");
+    const value* d = call.arg(0, "d");
+    const value* attribute = call.arg(1, "attribute");
     std::string sep, s;
-    if (d && !text(*d, sep)) return false;
+    if (d && !call.text(*d, sep)) return false;
     list_object items;
     if (!iterate(in, items)) return false;
     for (std::uint32_t k = 0; k < items.size; ++k) {
@@ -777,7 +1088,7 @@ inline bool renderer::filter_by_name(std::string_view name, const value& in, con
       if (attribute && !b.attr_path(item, *attribute, item)) return false;
       if (k && !fits(s.size() + sep.size())) return false;
       if (k) s += sep;
-      if (!text(item, s) || !fits(s.size())) return false;
+      if (!call.text(item, s) || !fits(s.size())) return false;
     }
     return make_string(s, out);
   }
@@ -843,7 +1154,7 @@ inline bool renderer::filter_by_name(std::string_view name, const value& in, con
         i += len;
       }
       std::string r;
-      for (auto it = cps.rbegin(); it != cps.rend(); ++it) r += *it;
+      for (auto it = cps.rbegin(); it != cps.rend(); ++it) r += *it;  // NOLINT(modernize-loop-convert): backwards
       return make_string(r, out);
     }
     if (in.type == vt::generator) {  // not reversible: the list of it, reversed
@@ -865,9 +1176,9 @@ inline bool renderer::filter_by_name(std::string_view name, const value& in, con
     if (!iterate(in, items)) return false;
     value result;
     if (!make_list(items.size, result)) return false;
-    const value* attribute = args.empty() ? arg(99, "attribute") : nullptr;
+    const value* attribute = args.empty() ? call.arg(99, "attribute") : nullptr;
     if (attribute) {
-      const value* dflt = arg(99, "default");
+      const value* dflt = call.arg(99, "default");
       for (const auto& [k, v] : kwargs) {
         if (k != "attribute" && k != "default")
           return fail(error_info::kind::runtime, "Unexpected keyword argument '" + std::string(k) + "'");
@@ -913,14 +1224,14 @@ inline bool renderer::filter_by_name(std::string_view name, const value& in, con
   }
   if (name == "dictsort") {
     if (in.type != vt::dict) return type_error(std::string("'") + type_name(in) + "' object has no attribute 'items'");
-    const bool cs = flag(0, "case_sensitive");
-    const value* by = arg(1, "by");
+    const bool cs = call.flag(0, "case_sensitive");
+    const value* by = call.arg(1, "by");
     int pos = 0;
     if (by) {
       if (by->type == vt::string && by->str() == "value") {
         pos = 1;
       } else if (!(by->type == vt::string && by->str() == "key")) {
-        return fail(error_info::kind::runtime, "You can only sort by either \"key\" or \"value\"");
+        return fail(error_info::kind::runtime, R"(You can only sort by either "key" or "value")");
       }
     }
     const dict_object* d = in.dict();
@@ -933,7 +1244,7 @@ inline bool renderer::filter_by_name(std::string_view name, const value& in, con
       if (!b.key_of(pos ? d->values[k] : d->keys[k], cs, key)) return false;
       keyed.emplace_back(key, pair);
     }
-    if (!b.sort(keyed, flag(2, "reverse"))) return false;
+    if (!b.sort(keyed, call.flag(2, "reverse"))) return false;
     if (!make_list(keyed.size(), out)) return false;
     for (std::size_t k = 0; k < keyed.size(); ++k) out.list()->items[k] = keyed[k].second;
     return true;
@@ -941,8 +1252,8 @@ inline bool renderer::filter_by_name(std::string_view name, const value& in, con
   if (name == "sort") {
     list_object items;
     if (!iterate(in, items)) return false;
-    const bool reverse = flag(0, "reverse"), cs = flag(1, "case_sensitive");
-    const value* attribute = arg(2, "attribute");
+    const bool reverse = call.flag(0, "reverse"), cs = call.flag(1, "case_sensitive");
+    const value* attribute = call.arg(2, "attribute");
     std::vector<std::pair<value, value>> keyed;
     for (std::uint32_t k = 0; k < items.size; ++k) {
       value key;
@@ -975,8 +1286,8 @@ inline bool renderer::filter_by_name(std::string_view name, const value& in, con
   if (name == "unique") {
     list_object items;
     if (!iterate(in, items)) return false;
-    const bool cs = flag(0, "case_sensitive");
-    const value* attribute = arg(1, "attribute");
+    const bool cs = call.flag(0, "case_sensitive");
+    const value* attribute = call.arg(1, "attribute");
     value seen;  // the keys so far, as a dict's (hashed) keys
     if (!make_dict(0, seen)) return false;
     std::vector<value> kept;
@@ -998,8 +1309,8 @@ inline bool renderer::filter_by_name(std::string_view name, const value& in, con
     list_object items;
     if (!iterate(in, items)) return false;
     if (items.size == 0) return out = undefined_msg("No aggregated item, sequence was empty."), true;
-    const bool cs = flag(0, "case_sensitive");
-    const value* attribute = arg(1, "attribute");
+    const bool cs = call.flag(0, "case_sensitive");
+    const value* attribute = call.arg(1, "attribute");
     std::size_t best = 0;
     value best_key;
     for (std::uint32_t k = 0; k < items.size; ++k) {
@@ -1027,8 +1338,8 @@ inline bool renderer::filter_by_name(std::string_view name, const value& in, con
   if (name == "sum") {
     list_object items;
     if (!iterate(in, items)) return false;
-    const value* attribute = arg(0, "attribute");
-    const value* start = arg(1, "start");
+    const value* attribute = call.arg(0, "attribute");
+    const value* start = call.arg(1, "start");
     value total = start ? *start : value::integer(0);
     if (total.type == vt::string) return type_error("sum() can't sum strings [use ''.join(seq) instead]");
     for (std::uint32_t k = 0; k < items.size; ++k) {
@@ -1039,209 +1350,10 @@ inline bool renderer::filter_by_name(std::string_view name, const value& in, con
     out = total;
     return true;
   }
-  if (name == "int") {
-    const value* dv = arg(0, "default");
-    std::int64_t base = 10;
-    if (!int_arg(1, "base", 10, base)) return false;
-    const value dflt = dv ? *dv : value::integer(0);
-    if (in.type == vt::string) {
-      std::int64_t i = 0;
-      if (detail::parse_py_int(in.str(), static_cast<int>(base), i)) return out = value::integer(i), true;
-      double d = 0;
-      if (detail::parse_py_float(in.str(), d) && std::isfinite(d) && std::fabs(d) < 9.2e18) {
-        return out = value::integer(static_cast<std::int64_t>(d)), true;
-      }
-      out = dflt;
-      return true;
-    }
-    if (in.is_int()) return out = value::integer(in.as_int()), true;
-    if (in.type == vt::floating) {
-      if (!std::isfinite(in.u.f) || std::fabs(in.u.f) >= 9.2e18) {
-        out = dflt;
-        return true;
-      }
-      return out = value::integer(static_cast<std::int64_t>(in.u.f)), true;
-    }
-    out = dflt;
-    return true;
-  }
-  if (name == "float") {
-    const value* dv = arg(0, "default");
-    const value dflt = dv ? *dv : value::floating(0.0);
-    if (in.type == vt::string) {
-      double d = 0;
-      out = detail::parse_py_float(in.str(), d) ? value::floating(d) : dflt;
-      return true;
-    }
-    if (in.is_number()) return out = value::floating(in.as_double()), true;
-    out = dflt;
-    return true;
-  }
-  if (name == "abs") {
-    if (in.type == vt::floating) return out = value::floating(std::fabs(in.u.f)), true;
-    if (in.is_int()) {
-      if (in.as_int() == INT64_MIN) return fail(error_info::kind::overflow, "integer overflow");
-      return out = value::integer(in.as_int() < 0 ? -in.as_int() : in.as_int()), true;
-    }
-    if (in.type == vt::undefined) return undefined_error(in);
-    return type_error(std::string("bad operand type for abs(): '") + type_name(in) + "'");
-  }
-  if (name == "round") {
-    std::int64_t precision = 0;
-    if (!int_arg(0, "precision", 0, precision)) return false;
-    const value* mv = arg(1, "method");
-    std::string_view method = mv && mv->type == vt::string ? mv->str() : "common";
-    if (method != "common" && method != "ceil" && method != "floor") {
-      return fail(error_info::kind::runtime, "method must be common, ceil or floor");
-    }
-    if (in.type == vt::undefined) return undefined_error(in);
-    if (!in.is_number()) return type_error(std::string("type ") + type_name(in) + " doesn't define __round__ method");
-    if (method == "common") {
-      if (in.is_int()) {  // round(int, n): unchanged for n >= 0
-        if (precision >= 0) return out = value::integer(in.as_int()), true;
-        double p = std::pow(10.0, static_cast<double>(-precision));
-        const double q = std::nearbyint(static_cast<double>(in.as_int()) / p) * p;
-        return out = value::integer(static_cast<std::int64_t>(q)), true;
-      }
-      const double x = in.u.f;
-      if (!std::isfinite(x)) return out = in, true;
-      if (precision > 300 || precision < -300) return out = in, true;
-      char buf[512];
-      double r = 0;
-      if (precision >= 0) {  // printf rounds the exact binary value half-even, as CPython's round
-        std::snprintf(buf, sizeof buf, "%.*f", static_cast<int>(precision), x);
-        std::from_chars(buf, buf + std::strlen(buf), r);
-        if (buf[0] == '-' && r == 0) r = -0.0;
-      } else {
-        const double p = std::pow(10.0, static_cast<double>(-precision));
-        r = std::nearbyint(x / p) * p;
-      }
-      out = value::floating(r);
-      return true;
-    }
-    const double p = std::pow(10.0, static_cast<double>(precision));
-    const double x = in.as_double() * p;
-    out = value::floating((method == "ceil" ? std::ceil(x) : std::floor(x)) / p);
-    return true;
-  }
-  if (name == "indent") {
-    const value* w = arg(0, "width");
-    std::string indention = "    ";
-    if (w) {
-      if (w->type == vt::string) {
-        indention = std::string(w->str());
-      } else if (w->is_int()) {
-        if (!fits(static_cast<std::uint64_t>(std::max<std::int64_t>(0, w->as_int())))) return false;
-        indention.assign(static_cast<std::size_t>(std::max<std::int64_t>(0, w->as_int())), ' ');
-      } else {
-        return type_error("indent's width must be an int or a str");
-      }
-    }
-    const bool first = flag(1, "first"), blank = flag(2, "blank");
-    std::string s;
-    if (!text(in, s)) return false;
-    s += '\n';  // Jinja2's quirk for splitlines
-    std::vector<std::string_view> lines;
-    py::splitlines(s, false, [&](std::string_view l) { lines.push_back(l); });
-    if (!fits(s.size() + (lines.size() + 1) * static_cast<std::uint64_t>(indention.size()))) return false;
-    std::string r;
-    if (blank) {
-      for (std::size_t k = 0; k < lines.size(); ++k) {
-        if (k) r += "\n" + indention;
-        r += lines[k];
-      }
-    } else if (!lines.empty()) {
-      r = std::string(lines[0]);
-      if (lines.size() > 1) {
-        r += '\n';
-        for (std::size_t k = 1; k < lines.size(); ++k) {
-          if (k > 1) r += '\n';
-          if (!lines[k].empty()) r += indention;
-          r += lines[k];
-        }
-      }
-    }
-    if (first) r = indention + r;
-    return make_string(r, out);
-  }
-  if (name == "center") {
-    std::int64_t width = 80;
-    if (!int_arg(0, "width", 80, width)) return false;
-    std::string s;
-    if (!text(in, s)) return false;
-    const auto n = static_cast<std::int64_t>(py::length(s));
-    if (width <= n) return make_string(s, out);
-    if (!fits(static_cast<std::uint64_t>(width - n) + s.size())) return false;
-    const std::int64_t pad = width - n, left = pad / 2 + (pad & width & 1);
-    std::string r(static_cast<std::size_t>(left), ' ');
-    r += s;
-    r.append(static_cast<std::size_t>(pad - left), ' ');
-    return make_string(r, out);
-  }
-  if (name == "truncate") {
-    std::int64_t length = 255, leeway = 5;
-    if (!int_arg(0, "length", 255, length)) return false;
-    const bool killwords = flag(1, "killwords");
-    std::string end = "...";
-    if (const value* e = arg(2, "end")) {
-      end.clear();
-      if (!text(*e, end)) return false;
-    }
-    if (const value* l = arg(3, "leeway"); l && l->type != vt::none) {
-      if (!int_arg(3, "leeway", 5, leeway)) return false;
-    }
-    std::string s;
-    if (!text(in, s)) return false;
-    const auto n = static_cast<std::int64_t>(py::length(s));
-    const auto end_n = static_cast<std::int64_t>(py::length(end));
-    if (length < end_n) return fail(error_info::kind::runtime, "expected length >= " + std::to_string(end_n));
-    if (n <= length + leeway) return make_string(s, out);
-    const std::string_view head =
-        std::string_view(s).substr(0, py::offset_of(s, static_cast<std::size_t>(length - end_n)));
-    if (killwords) return make_string(std::string(head) + end, out);
-    const std::size_t sp = head.rfind(' ');
-    return make_string(std::string(sp == std::string_view::npos ? head : head.substr(0, sp)) + end, out);
-  }
-  if (name == "wordcount") {
-    std::string s;
-    if (!text(in, s)) return false;
-    std::int64_t n = 0;
-    bool in_word = false;
-    for (std::size_t i = 0; i < s.size();) {
-      std::size_t len = 0;
-      const char32_t c = py::decode_at(s, i, len);
-      const bool w = c == '_' || (py::flags(c) & tables::alnum) != 0;
-      if (w && !in_word) ++n;
-      in_word = w;
-      i += len;
-    }
-    out = value::integer(n);
-    return true;
-  }
-  if (name == "format") {
-    std::string s;
-    if (!text(in, s)) return false;
-    if (!args.empty() && !kwargs.empty()) {
-      return fail(error_info::kind::runtime, "can't handle positional and keyword arguments at the same time");
-    }
-    value fmt_args;
-    if (!kwargs.empty()) {
-      if (!make_dict(kwargs.size(), fmt_args)) return false;
-      for (const auto& [k, v] : kwargs) {
-        value key;
-        if (!make_string(k, key) || !dict_set(fmt_args.dict(), key, v)) return false;
-      }
-    } else {
-      if (!make_list(args.size(), fmt_args, vt::tuple)) return false;
-      std::copy(args.begin(), args.end(), fmt_args.list()->items);
-    }
-    value fmt;
-    return make_string(s, fmt) && percent_format(fmt.str(), fmt_args, out);
-  }
   if (name == "batch" || name == "slice") {
     std::int64_t n = 0;
-    if (!int_arg(0, name == "batch" ? "linecount" : "slices", 0, n)) return false;
-    const value* fill = arg(1, "fill_with");
+    if (!call.int_arg(0, name == "batch" ? "linecount" : "slices", 0, n)) return false;
+    const value* fill = call.arg(1, "fill_with");
     list_object items;
     if (!iterate(in, items)) return false;
     std::vector<value> groups;
@@ -1284,7 +1396,7 @@ inline bool renderer::filter_by_name(std::string_view name, const value& in, con
     return b.generator(*l.list(), out);
   }
   if (name == "attr") {
-    const value* n = arg(0, "name");
+    const value* n = call.arg(0, "name");
     if (!n || n->type != vt::string) return type_error("attr's name must be a string");
     if (in.type == vt::undefined) return undefined_error(in);
     bool found = false;
@@ -1296,104 +1408,11 @@ inline bool renderer::filter_by_name(std::string_view name, const value& in, con
     out = missing(in, *n);
     return true;
   }
-  if (name == "escape" || name == "e" || name == "forceescape") {
-    if (in.type == vt::string && in.x == 1 && name != "forceescape") return out = in, true;
-    std::string s;
-    if (!text(in, s)) return false;
-    if (!make_string(escape_html(s), out)) return false;
-    out.x = 1;
-    return true;
-  }
-  if (name == "safe") {
-    if (!b.str_of(in, out)) return false;
-    out.x = 1;
-    return true;
-  }
-  if (name == "striptags") {
-    std::string s, r;
-    if (!text(in, s)) return false;
-    for (std::size_t i = 0; i < s.size();) {  // comments, then tags, out
-      if (s.compare(i, 4, "<!--") == 0) {
-        const std::size_t e = s.find("-->", i + 4);
-        i = e == std::string::npos ? s.size() : e + 3;
-      } else if (s[i] == '<' && s.find('>', i) != std::string::npos) {
-        i = s.find('>', i) + 1;
-      } else {
-        r += s[i++];
-      }
-    }
-    std::string joined;  // " ".join(split()), then entities unescaped
-    py::split(r, nullptr, -1, [&](std::string_view w) {
-      if (!joined.empty()) joined += ' ';
-      joined += w;
-    });
-    static constexpr std::pair<std::string_view, std::string_view> entities[] = {
-        {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&#34;", "\""}, {"&#39;", "'"}, {"&quot;", "\""}};
-    for (const auto& [e, c] : entities) joined = py::replace(joined, e, c, -1);
-    return make_string(joined, out);
-  }
-  if (name == "pprint") {
-    std::string s;
-    return repr_to(s, in) && make_string(s, out);
-  }
-  if (name == "filesizeformat") {
-    double bytes = 0;
-    if (in.is_number()) {
-      bytes = in.as_double();
-    } else if (in.type == vt::string && detail::parse_py_float(in.str(), bytes)) {
-    } else {
-      return fail(error_info::kind::value, "could not convert to float");
-    }
-    const bool binary_units = flag(0, "binary");
-    const double base = binary_units ? 1024 : 1000;
-    static constexpr const char* dec[] = {"kB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB"};
-    static constexpr const char* bin[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"};
-    std::string s;
-    if (bytes == 1) {
-      s = "1 Byte";
-    } else if (bytes < base) {
-      s = std::to_string(static_cast<std::int64_t>(bytes)) + " Bytes";
-    } else {
-      char buf[64];
-      double unit = base;
-      int k = 0;
-      for (; k < 8; ++k) {
-        unit = std::pow(base, k + 2);
-        if (bytes < unit) break;
-      }
-      if (k == 8) k = 7;
-      std::snprintf(buf, sizeof buf, "%.1f %s", base * bytes / unit, binary_units ? bin[k] : dec[k]);
-      s = buf;
-    }
-    return make_string(s, out);
-  }
-  if (name == "xmlattr") {
-    if (in.type != vt::dict) return type_error("xmlattr needs a mapping");
-    const dict_object* d = in.dict();
-    std::string s;
-    for (std::uint32_t k = 0; k < d->size; ++k) {
-      const value& v = d->values[k];
-      if (v.type == vt::none || v.type == vt::undefined) continue;
-      std::string key, val;
-      if (!str_to(key, d->keys[k]) || !str_to(val, v)) return false;
-      for (const char c : key) {
-        if (c == ' ' || c == '/' || c == '>' || c == '=' || c == '\t' || c == '\n' || c == '\r' || c == '\f') {
-          std::string msg = "Invalid character in attribute name: ";
-          py::append_repr(msg, key);
-          return fail(error_info::kind::value, msg);
-        }
-      }
-      if (!s.empty()) s += ' ';
-      s += escape_html(key) + "=\"" + escape_html(val) + "\"";
-    }
-    if (!s.empty() && (arg(0, "autospace") == nullptr || flag(0, "autospace"))) s = " " + s;
-    return make_string(s, out);
-  }
   if (name == "groupby") {
-    const value* attribute = arg(0, "attribute");
+    const value* attribute = call.arg(0, "attribute");
     if (!attribute) return type_error("groupby needs an attribute");
-    const value* dflt = arg(1, "default");
-    const bool cs = flag(2, "case_sensitive");
+    const value* dflt = call.arg(1, "default");
+    const bool cs = call.flag(2, "case_sensitive");
     list_object items;
     if (!iterate(in, items)) return false;
     std::vector<std::pair<value, value>> keyed;
@@ -1417,6 +1436,7 @@ inline bool renderer::filter_by_name(std::string_view name, const value& in, con
       if (!b.attr_path(keyed[k].second, *attribute, grouper, dflt && dflt->type != vt::none ? dflt : nullptr))
         return false;
       if (!make_list(2, g, vt::tuple)) return false;
+      g.x = 1;  // Jinja2's _GroupTuple: .grouper and .list, printed as a plain tuple
       g.list()->items[0] = cs ? keyed[k].first : grouper;
       g.list()->items[1] = members;
       groups.push_back(g);
@@ -1426,8 +1446,99 @@ inline bool renderer::filter_by_name(std::string_view name, const value& in, con
     std::copy(groups.begin(), groups.end(), out.list()->items);
     return true;
   }
-  if (name == "random" || name == "urlize" || name == "wordwrap" || name == "urlencode") {
-    return fail(error_info::kind::unsupported, "the filter '" + std::string(name) + "' is not supported");
+  return fail(error_info::kind::runtime, "No filter named '" + std::string(name) + "' found.");
+}
+
+// filters on numbers
+inline bool renderer::filter_number(std::string_view name, const value& in, const detail::filter_call& call,
+                                    value& out) {
+  [[maybe_unused]] const std::vector<value>& args = call.a.args;
+  [[maybe_unused]] const auto& kwargs = call.a.kwargs;
+
+  if (name == "int") {
+    const value* dv = call.arg(0, "default");
+    std::int64_t base = 10;
+    if (!call.int_arg(1, "base", 10, base)) return false;
+    const value dflt = dv ? *dv : value::integer(0);
+    if (in.type == vt::string) {
+      std::int64_t i = 0;
+      if (detail::parse_py_int(in.str(), static_cast<int>(base), i)) return out = value::integer(i), true;
+      double d = 0;
+      if (detail::parse_py_float(in.str(), d) && std::isfinite(d) && std::fabs(d) < 9.2e18) {
+        return out = value::integer(static_cast<std::int64_t>(d)), true;
+      }
+      out = dflt;
+      return true;
+    }
+    if (in.is_int()) return out = value::integer(in.as_int()), true;
+    if (in.type == vt::floating) {
+      if (!std::isfinite(in.u.f) || std::fabs(in.u.f) >= 9.2e18) {
+        out = dflt;
+        return true;
+      }
+      return out = value::integer(static_cast<std::int64_t>(in.u.f)), true;
+    }
+    out = dflt;
+    return true;
+  }
+  if (name == "float") {
+    const value* dv = call.arg(0, "default");
+    const value dflt = dv ? *dv : value::floating(0.0);
+    if (in.type == vt::string) {
+      double d = 0;
+      out = detail::parse_py_float(in.str(), d) ? value::floating(d) : dflt;
+      return true;
+    }
+    if (in.is_number()) return out = value::floating(in.as_double()), true;
+    out = dflt;
+    return true;
+  }
+  if (name == "abs") {
+    if (in.type == vt::floating) return out = value::floating(std::fabs(in.u.f)), true;
+    if (in.is_int()) {
+      if (in.as_int() == INT64_MIN) return fail(error_info::kind::overflow, "integer overflow");
+      return out = value::integer(in.as_int() < 0 ? -in.as_int() : in.as_int()), true;
+    }
+    if (in.type == vt::undefined) return undefined_error(in);
+    return type_error(std::string("bad operand type for abs(): '") + type_name(in) + "'");
+  }
+  if (name == "round") {
+    std::int64_t precision = 0;
+    if (!call.int_arg(0, "precision", 0, precision)) return false;
+    const value* mv = call.arg(1, "method");
+    std::string_view method = mv && mv->type == vt::string ? mv->str() : "common";
+    if (method != "common" && method != "ceil" && method != "floor") {
+      return fail(error_info::kind::runtime, "method must be common, ceil or floor");
+    }
+    if (in.type == vt::undefined) return undefined_error(in);
+    if (!in.is_number()) return type_error(std::string("type ") + type_name(in) + " doesn't define __round__ method");
+    if (method == "common") {
+      if (in.is_int()) {  // round(int, n): unchanged for n >= 0
+        if (precision >= 0) return out = value::integer(in.as_int()), true;
+        double p = std::pow(10.0, static_cast<double>(-precision));
+        const double q = std::nearbyint(static_cast<double>(in.as_int()) / p) * p;
+        return out = value::integer(static_cast<std::int64_t>(q)), true;
+      }
+      const double x = in.u.f;
+      if (!std::isfinite(x)) return out = in, true;
+      if (precision > 300 || precision < -300) return out = in, true;
+      char buf[512];
+      double r = 0;
+      if (precision >= 0) {  // printf rounds the exact binary value half-even, as CPython's round
+        std::snprintf(buf, sizeof buf, "%.*f", static_cast<int>(precision), x);
+        std::from_chars(buf, buf + std::strlen(buf), r);
+        if (buf[0] == '-' && r == 0) r = -0.0;
+      } else {
+        const double p = std::pow(10.0, static_cast<double>(-precision));
+        r = std::nearbyint(x / p) * p;
+      }
+      out = value::floating(r);
+      return true;
+    }
+    const double p = std::pow(10.0, static_cast<double>(precision));
+    const double x = in.as_double() * p;
+    out = value::floating((method == "ceil" ? std::ceil(x) : std::floor(x)) / p);
+    return true;
   }
   return fail(error_info::kind::runtime, "No filter named '" + std::string(name) + "' found.");
 }
@@ -1574,31 +1685,38 @@ inline bool format_number(const value& v, char conv, std::int64_t precision, boo
       out += buf;
       return true;
     }
-    default: {
-      const double d = v.as_double();
-      if (std::isnan(d) || std::isinf(d)) {
-        std::string t = std::isnan(d) ? "nan" : (d < 0 ? "-inf" : "inf");
-        if (conv == 'E' || conv == 'F' || conv == 'G')
-          for (char& c : t) c = static_cast<char>(std::toupper(c));
-        out += t;
-        return true;
-      }
-      char f[8] = {'%'};
-      std::size_t k = 1;
-      if (alt) f[k++] = '#';
-      f[k++] = '.';
-      f[k++] = '*';
-      f[k++] = conv;
-      f[k] = 0;
-      const int n = std::snprintf(nullptr, 0, f, p < 0 ? 6 : p, d);  // %.400f of 1e308 is 710 characters
-      if (n <= 0) return true;
-      const std::size_t at = out.size();
-      out.resize(at + static_cast<std::size_t>(n) + 1);
-      std::snprintf(out.data() + at, static_cast<std::size_t>(n) + 1, f, p < 0 ? 6 : p, d);
-      out.resize(at + static_cast<std::size_t>(n));
-      return true;
-    }
+    case 'e':
+    case 'E':
+    case 'f':
+    case 'F':
+    case 'g':
+    case 'G': break;
+    default:
+      err = std::string("Unknown format code '") + conv + "' for object of type '" + type_name(v) + "'";
+      return false;
   }
+  const double d = v.as_double();
+  if (std::isnan(d) || std::isinf(d)) {
+    std::string t = std::isnan(d) ? "nan" : (d < 0 ? "-inf" : "inf");
+    if (conv == 'E' || conv == 'F' || conv == 'G')
+      for (char& c : t) c = static_cast<char>(std::toupper(c));
+    out += t;
+    return true;
+  }
+  char f[8] = {'%'};
+  std::size_t k = 1;
+  if (alt) f[k++] = '#';
+  f[k++] = '.';
+  f[k++] = '*';
+  f[k++] = conv;
+  f[k] = 0;
+  const int n = std::snprintf(nullptr, 0, f, p < 0 ? 6 : p, d);  // %.400f of 1e308 is 710 characters
+  if (n <= 0) return true;
+  const std::size_t at = out.size();
+  out.resize(at + static_cast<std::size_t>(n) + 1);
+  std::snprintf(out.data() + at, static_cast<std::size_t>(n) + 1, f, p < 0 ? 6 : p, d);
+  out.resize(at + static_cast<std::size_t>(n));
+  return true;
 }
 }  // namespace detail
 
@@ -1705,6 +1823,8 @@ inline bool renderer::percent_format(std::string_view fmt, const value& argv, va
         break;
       case 'c':
         if (arg->is_int()) {
+          if (arg->as_int() < 0 || arg->as_int() > 0x10FFFF)
+            return fail(error_info::kind::overflow, "%c arg not in range(0x110000)");
           py::append(body, static_cast<char32_t>(arg->as_int()));
         } else if (arg->type == vt::string && py::length(arg->str()) == 1) {
           body = std::string(arg->str());
@@ -1733,9 +1853,9 @@ inline bool renderer::percent_format(std::string_view fmt, const value& argv, va
         numeric = true;
         if (body[0] != '-') {
           if (plus) {
-            body = "+" + body;
+            body.insert(0, 1, '+');
           } else if (space) {
-            body = " " + body;
+            body.insert(0, 1, ' ');
           }
         }
         break;
@@ -1760,8 +1880,7 @@ inline bool renderer::percent_format(std::string_view fmt, const value& argv, va
   }
   if (!mapping && next < args.size()) return type_error("not all arguments converted during string formatting");
   (void)used_mapping;
-  if (!make_string(r, out)) return false;
-  return true;
+  return make_string(r, out);
 }
 
 inline bool renderer::str_format(std::string_view fmt, const std::vector<value>& args,
@@ -1910,20 +2029,31 @@ inline bool renderer::str_format(std::string_view fmt, const std::vector<value>&
         }
       }
       if (t == 'n') t = v.type == vt::floating ? 'g' : 'd';
-      if (t == 'b') {
-        const std::int64_t i = v.as_int();
-        std::uint64_t u = i < 0 ? static_cast<std::uint64_t>(-(i + 1)) + 1 : static_cast<std::uint64_t>(i);
+      if (t == 'c') {
+        if (v.type == vt::floating) {
+          return fail(error_info::kind::value, "Unknown format code 'c' for object of type 'float'");
+        }
+        if (v.as_int() < 0 || v.as_int() > 0x10FFFF)
+          return fail(error_info::kind::overflow, "%c arg not in range(0x110000)");
+        py::append(body, static_cast<char32_t>(v.as_int()));
+        numeric = false;
+      } else if (t == 'b') {
+        const std::int64_t n = v.as_int();
+        std::uint64_t u = n < 0 ? static_cast<std::uint64_t>(-(n + 1)) + 1 : static_cast<std::uint64_t>(n);
         std::string bits;
         do {
           bits.insert(bits.begin(), static_cast<char>('0' + (u & 1)));
           u >>= 1;
         } while (u);
-        body = (i < 0 ? "-" : "") + std::string(fs.alt ? "0b" : "") + bits;
+        body = (n < 0 ? "-" : "") + std::string(fs.alt ? "0b" : "") + bits;
       } else if (t == '%') {
-        char buf[512];
-        std::snprintf(buf, sizeof buf, "%.*f", static_cast<int>(fs.precision < 0 ? 6 : fs.precision),
-                      v.as_double() * 100);
-        body = std::string(buf) + "%";
+        const int p = static_cast<int>(std::min<std::int64_t>(fs.precision < 0 ? 6 : fs.precision, 1 << 24));
+        const double x = v.as_double() * 100;
+        const int len = std::snprintf(nullptr, 0, "%.*f", p, x);
+        if (len < 0 || !fits(static_cast<std::uint64_t>(len) + 1)) return false;
+        body.resize(static_cast<std::size_t>(len) + 1);
+        std::snprintf(body.data(), body.size(), "%.*f", p, x);
+        body.back() = '%';
       } else if (t != 0) {
         std::string err;
         if (!detail::format_number(v, t, fs.precision, fs.alt, body, err)) return fail(error_info::kind::value, err);
@@ -1941,7 +2071,7 @@ inline bool renderer::str_format(std::string_view fmt, const std::vector<value>&
           body.insert(static_cast<std::size_t>(p), 1, spec.find('_') != std::string_view::npos ? '_' : ',');
         }
       }
-      if (body[0] != '-' && fs.sign != '-') body = std::string(1, fs.sign) + body;
+      if (body[0] != '-' && fs.sign != '-') body.insert(0, 1, fs.sign);
     } else {
       if (fs.type != 0 && fs.type != 's') {
         return fail(error_info::kind::value,
@@ -1972,9 +2102,10 @@ inline bool renderer::str_format(std::string_view fmt, const std::vector<value>&
       if (align == '<') {
         body += rep(pad);
       } else if (align == '>') {
-        body = rep(pad) + body;
+        body.insert(0, rep(pad));
       } else if (align == '^') {
-        body = rep(pad / 2) + body + rep(pad - pad / 2);
+        body.insert(0, rep(pad / 2));
+        body += rep(pad - pad / 2);
       } else {  // '=': after the sign
         const std::size_t at = (!body.empty() && (body[0] == '-' || body[0] == '+' || body[0] == ' ')) ? 1 : 0;
         body.insert(at, rep(pad));

@@ -124,7 +124,7 @@ class lexer {
     return false;
   }
 
-  std::uint32_t newlines(std::string_view t) const noexcept {
+  static std::uint32_t newlines(std::string_view t) noexcept {
     std::uint32_t n = 0;
     for (const char c : t) n += c == '\n';
     return n;
@@ -146,7 +146,7 @@ class lexer {
     }
     return i;
   }
-  bool all_space(std::string_view t) const noexcept {
+  static bool all_space(std::string_view t) noexcept {
     for (std::size_t i = 0; i < t.size();) {
       std::size_t len = 0;
       if (!py::is_space(py::decode_at(t, i, len))) return false;
@@ -214,7 +214,7 @@ class lexer {
         emit(tok::data, s_.substr(pos_));
         return true;
       }
-      const char sign = at + 2 < s_.size() && (s_[at + 2] == '-' || s_[at + 2] == '+') ? s_[at + 2] : 0;
+      const char sign = at + 2 < s_.size() && (s_[at + 2] == '-' || s_[at + 2] == '+') ? s_[at + 2] : '\0';
       data_before(s_.substr(pos_, at - pos_), sign, kind == variable);
       if (raw_end != std::string_view::npos) {  // {% raw %}: data up to {% endraw %}
         line_ += newlines(s_.substr(at, raw_end - at));
@@ -391,7 +391,7 @@ class lexer {
       }
     }
     // integer: 0b, 0o, 0x, decimal
-    std::size_t end = start;
+    std::size_t end = 0;
     int base = 10;
     if (s_[start] == '0' && start + 1 < s_.size() &&
         (s_[start + 1] == 'b' || s_[start + 1] == 'B' || s_[start + 1] == 'o' || s_[start + 1] == 'O' ||

@@ -244,7 +244,7 @@ class parser {
   }
 
   // the body of a statement up to one of `ends`; the end tag's name stays current (or is dropped)
-  bool statements(std::vector<std::string_view> ends, std::vector<const node*>& body, bool drop_needle) {
+  bool statements(const std::vector<std::string_view>& ends, std::vector<const node*>& body, bool drop_needle) {
     skip(tok::colon);
     if (!expect(tok::block_end, "end of statement block")) return false;
     if (!subparse(&ends, body)) return false;

@@ -8,66 +8,22 @@
  * in advance: which macros take `varargs`, `kwargs` or `caller`, which loops define macros.
  */
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "gguf/jinja/ast.hpp"
+#include "gguf/jinja/options.hpp"
 #include "gguf/jinja/lexer.hpp"
 #include "gguf/jinja/parser.hpp"
 #include "gguf/jinja/stack.hpp"
 
 GGUF_BEGIN_NAMESPACE
 namespace jinja {
-
-/// Why a template failed: the kind of Python exception Jinja2 raises there, its message and line.
-struct error_info {
-  /// Which exception Jinja2 raises (the names are Python's).
-  enum class kind : std::uint8_t {
-    none,           ///< no error
-    syntax,         ///< TemplateSyntaxError (compile time)
-    assertion,      ///< TemplateAssertionError (compile time: an unknown filter or test)
-    undefined,      ///< UndefinedError: an Undefined used where a value is needed
-    type,           ///< TypeError
-    value,          ///< ValueError
-    index,          ///< IndexError
-    key,            ///< KeyError
-    zero_division,  ///< ZeroDivisionError
-    overflow,       ///< OverflowError (the sandbox's range limit, integer overflow)
-    security,       ///< SecurityError (the immutable sandbox)
-    raised,         ///< TemplateError from raise_exception(message)
-    runtime,        ///< TemplateRuntimeError
-    unsupported,    ///< what this engine does not do (include, import, extends, random, ...)
-    limit,          ///< a render limit (output, memory, steps, depth, time)
-  };
-  kind type = kind::none;  ///< which
-  std::string message;     ///< the message (raise_exception's verbatim)
-  std::uint32_t line = 0;  ///< the template line, 0 when unknown
-
-  /// The Python exception's name.
-  const char* name() const noexcept {
-    switch (type) {
-      case kind::none: return "";
-      case kind::syntax: return "TemplateSyntaxError";
-      case kind::assertion: return "TemplateAssertionError";
-      case kind::undefined: return "UndefinedError";
-      case kind::type: return "TypeError";
-      case kind::value: return "ValueError";
-      case kind::index: return "IndexError";
-      case kind::key: return "KeyError";
-      case kind::zero_division: return "ZeroDivisionError";
-      case kind::overflow: return "OverflowError";
-      case kind::security: return "SecurityError";
-      case kind::raised: return "TemplateError";
-      case kind::runtime: return "TemplateRuntimeError";
-      case kind::unsupported: return "unsupported";
-      case kind::limit: return "limit";
-    }
-    return "";
-  }
-};
 
 /// The global functions of transformers' environment, by number.
 enum class global_fn : std::uint8_t {
@@ -83,8 +39,7 @@ enum class global_fn : std::uint8_t {
 };
 
 /// Jinja2 3.1's filters (and transformers' tojson), as the compiler checks names against them.
-inline bool is_filter_name(std::string_view n) noexcept {
-  static constexpr std::string_view names[] = {
+inline constexpr std::string_view filter_names[] = {
       "abs",       "attr",       "batch",       "capitalize", "center",  "count",
       "d",         "default",    "dictsort",    "e",          "escape",  "filesizeformat",
       "first",     "float",      "forceescape", "format",     "groupby", "indent",
@@ -94,29 +49,24 @@ inline bool is_filter_name(std::string_view n) noexcept {
       "select",    "selectattr", "slice",       "sort",       "string",  "striptags",
       "sum",       "title",      "trim",        "truncate",   "unique",  "upper",
       "urlencode", "urlize",     "wordcount",   "wordwrap",   "xmlattr", "tojson"};
-  for (std::string_view x : names)
-    if (x == n) return true;
-  return false;
+
+/// Whether `n` is one of `filter_names`.
+inline bool is_filter_name(std::string_view n) noexcept {
+  return std::ranges::find(filter_names, n) != std::end(filter_names);
 }
 
 /// Jinja2 3.1's tests.
-inline bool is_test_name(std::string_view n) noexcept {
-  static constexpr std::string_view names[] = {
+inline constexpr std::string_view test_names[] = {
       "odd",     "even",   "divisibleby", "defined",  "undefined", "filter", "test",    "none",
       "boolean", "false",  "true",        "integer",  "float",     "lower",  "upper",   "string",
       "mapping", "number", "sequence",    "iterable", "callable",  "sameas", "escaped", "in",
       "==",      "eq",     "equalto",     "!=",       "ne",        ">",      "gt",      "greaterthan",
       ">=",      "ge",     "<",           "lt",       "lessthan",  "<=",     "le"};
-  for (std::string_view x : names)
-    if (x == n) return true;
-  return false;
-}
 
-/// What compiling one template may cost (a chat template is a few KB: the largest known is 17 KB).
-struct compile_limits {
-  std::size_t max_source = std::size_t{1} << 20;   ///< bytes of source
-  std::size_t max_stack = std::size_t{256} << 10;  ///< bytes of stack the parser and the checks may use
-};
+/// Whether `n` is one of `test_names`.
+inline bool is_test_name(std::string_view n) noexcept {
+  return std::ranges::find(test_names, n) != std::end(test_names);
+}
 
 /// A compiled template, immutable once built (renders share it).
 struct program {
@@ -126,7 +76,10 @@ struct program {
   std::vector<const node*> body;    ///< the top-level statements
   symbol_table symbols;             ///< every name
   std::vector<global_fn> globals;   ///< per symbol: the global function of that name, if any
-  std::uint32_t sym_loop = 0, sym_caller = 0, sym_varargs = 0, sym_kwargs = 0;
+  std::uint32_t sym_loop = 0;       ///< the symbol of `loop`
+  std::uint32_t sym_caller = 0;     ///< of `caller`
+  std::uint32_t sym_varargs = 0;    ///< of `varargs`
+  std::uint32_t sym_kwargs = 0;     ///< of `kwargs`
 };
 
 namespace detail {
@@ -139,7 +92,12 @@ class analyzer {
 
   bool run(error_info& err) {
     err_ = &err;
-    if (stmts(p_.body, false, {}) && !deep_) return true;
+    // what the renderer wants to know of loops and macros, node by node
+    for (node& n : p_.pool) {
+      if (n.kind == nk::for_loop) n.extra = defines_macro(n.body) ? 8 : 0;
+      if (n.kind == nk::macro || n.kind == nk::call_block) n.extra = uses(n.body);
+    }
+    if (!deep_ && stmts(p_.body, false, {}) && !deep_) return true;
     if (deep_) {
       err.type = error_info::kind::limit;
       err.message = "the template nests too deeply (beyond the compiler's stack limit)";
@@ -193,24 +151,18 @@ class analyzer {
   }
 
   bool stmts(const std::vector<const node*>& body, bool soft, python_block at) {
-    for (const node* n : body)
-      if (!stmt(n, soft, at)) return false;
-    return true;
+    return std::ranges::all_of(body, [&](const node* n) { return stmt(n, soft, at); });
   }
 
   bool exprs(const std::vector<const node*>& v, bool soft) {
-    for (const node* n : v)
-      if (!expr(n, soft)) return false;
-    return true;
+    return std::ranges::all_of(v, [&](const node* n) { return expr(n, soft); });
   }
 
   bool stmt(const node* n, bool soft, python_block at) {
     if (too_deep()) return false;
-    auto* m = const_cast<node*>(n);
     switch (n->kind) {
       case nk::output: return exprs(n->items, soft);
       case nk::for_loop: {
-        m->extra = defines_macro(n->body) ? 8 : 0;
         const python_block inner = n->flag ? python_block{at.indent + 2, 1} : python_block{at.indent + 1, at.fors + 1};
         const python_block orelse{inner.indent, n->flag ? 0 : at.fors};  // after the Python for, not in it
         return python_limits(n, inner) && expr(n->a, soft) && expr(n->b, soft) && (!n->c || expr(n->c, false)) &&
@@ -227,7 +179,6 @@ class analyzer {
       case nk::assign_block: return (!n->c || expr(n->c, false)) && stmts(n->body, false, at);
       case nk::macro:
       case nk::call_block: {
-        m->extra = uses(n->body);
         const python_block inner{at.indent + 1, 0};
         return python_limits(n, inner) && exprs(n->items, false) && (!n->a || expr(n->a, soft)) &&
                stmts(n->body, false, inner);
@@ -270,7 +221,7 @@ class analyzer {
       if (n->sym == p_.sym_kwargs) bits |= 2;
       if (n->sym == p_.sym_caller) bits |= 4;
     }
-    bits |= uses_node(n->a) | uses_node(n->b) | uses_node(n->c);
+    bits = static_cast<std::uint8_t>(bits | uses_node(n->a) | uses_node(n->b) | uses_node(n->c));
     for (const node* x : n->items) bits |= uses_node(x);
     for (const node* x : n->values) bits |= uses_node(x);
     for (const node* x : n->body) bits |= uses_node(x);
@@ -280,11 +231,9 @@ class analyzer {
 
   bool defines_macro(const std::vector<const node*>& body) {
     if (too_deep()) return false;
-    for (const node* n : body) {
-      if (n->kind == nk::macro || n->kind == nk::call_block) return true;
-      if (defines_macro(n->body) || defines_macro(n->orelse)) return true;
-    }
-    return false;
+    return std::ranges::any_of(body, [&](const node* n) {
+      return n->kind == nk::macro || n->kind == nk::call_block || defines_macro(n->body) || defines_macro(n->orelse);
+    });
   }
 };
 
@@ -298,6 +247,11 @@ inline bool compile(std::string_view source, program& p, error_info& err, const 
   if (source.size() > limits.max_source) {
     err.type = error_info::kind::limit;
     err.message = "the template is larger than the compile limit (" + std::to_string(limits.max_source) + " bytes)";
+    return false;
+  }
+  if (!py::is_utf8(source)) {  // what Python's str cannot hold, Jinja2 never sees
+    err.type = error_info::kind::syntax;
+    err.message = "the template is not valid UTF-8";
     return false;
   }
   std::vector<token> tokens;

@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "gguf/detail/utf8.hpp"
 #include "gguf/jinja/py_unicode_tables.hpp"
 
 GGUF_BEGIN_NAMESPACE
@@ -68,8 +69,30 @@ inline void append(std::string& out, char32_t c) {
 
 /// True when every byte of `s` is ASCII (then code points are bytes).
 inline bool is_ascii(std::string_view s) noexcept {
-  for (const char c : s)
-    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  return std::ranges::all_of(s, [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+
+/**
+ * True when `s` is UTF-8 the engine walks consistently: well-formed (RFC 3629), but for surrogates, which
+ * a Python str may hold (`json.loads('"\\ud800"')`), kept in their three-byte form. What enters a
+ * render (the template, the context's strings) is checked with it, so that every code point walk agrees.
+ */
+inline bool is_utf8(std::string_view s) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  for (std::size_t i = 0; i < s.size();) {
+    if (p[i] < 0x80) {
+      ++i;
+      continue;
+    }
+    const gguf::detail::utf8_step st = gguf::detail::utf8_next(p + i, s.size() - i);
+    if (st.valid) {
+      i += st.length;
+    } else if (p[i] == 0xED && i + 2 < s.size() && p[i + 1] >= 0xA0 && p[i + 1] <= 0xBF && (p[i + 2] & 0xC0) == 0x80) {
+      i += 3;  // a surrogate
+    } else {
+      return false;
+    }
+  }
   return true;
 }
 
@@ -283,13 +306,10 @@ inline bool is_case(std::string_view s, bool want_upper) noexcept {
     std::size_t len = 0;
     const std::uint16_t f = flags(decode_at(s, i, len));
     i += len;
-    if ((f & tables::upper) || (f & tables::title)) {
-      if (!want_upper || (f & tables::title)) return false;
-      cased = true;
-    } else if (f & tables::lower) {
-      if (want_upper) return false;
-      cased = true;
-    }
+    // the `title` flag is the one-character str.istitle(), true for Lu and Lt alike: Lt is title, not upper
+    const bool titlecase = (f & tables::title) && !(f & tables::upper);
+    if (titlecase || (f & (want_upper ? tables::lower : tables::upper))) return false;
+    if (f & (want_upper ? tables::upper : tables::lower)) cased = true;
   }
   return cased;
 }
@@ -534,7 +554,7 @@ inline void append_repr(std::string& out, std::string_view s) {
   for (std::size_t i = 0; i < s.size();) {
     std::size_t len = 0;
     const char32_t c = decode_at(s, i, len);
-    if (c == static_cast<char32_t>(q) || c == '\\') {
+    if (c == static_cast<char32_t>(q) || c == '\\') {  // NOLINT(bugprone-branch-clone): the quote and the backslash
       out += '\\';
       out += static_cast<char>(c);
     } else if (c == '\n') {
@@ -543,11 +563,7 @@ inline void append_repr(std::string& out, std::string_view s) {
       out += "\\r";
     } else if (c == '\t') {
       out += "\\t";
-    } else if (c < 0x20 || c == 0x7F) {
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    } else if (c < 0x80 || (flags(c) & tables::printable)) {
+    } else if (c >= 0x20 && c != 0x7F && (c < 0x80 || (flags(c) & tables::printable))) {
       out.append(s.substr(i, len));
     } else if (c < 0x100) {
       out += "\\x";

@@ -28,52 +28,43 @@
 GGUF_BEGIN_NAMESPACE
 namespace jinja {
 
-/// What one render may cost.
-struct limits {
-  std::size_t max_output = std::size_t{64} << 20;   ///< bytes of text it writes
-  std::size_t max_memory = std::size_t{256} << 20;  ///< bytes of values it makes
-  std::uint64_t max_steps = 5'000'000;  ///< loop iterations, calls, items a filter goes through, 4 KiB of text made
-  std::uint32_t max_depth = 200;        ///< nested macro calls (Python's recursion limit stops Jinja2 at 197)
-  std::size_t max_stack = std::size_t{512} << 10;  ///< bytes of the thread's stack the render may use
-  std::chrono::milliseconds max_time{2000};        ///< wall-clock time
-};
-
 namespace detail {
+struct filter_call;
 // a name bound in a scope
 struct binding {
-  std::uint32_t sym;
+  std::uint32_t sym = 0;
   value v;
-  binding* next;
+  binding* next = nullptr;
 };
 }  // namespace detail
 
 /// A scope: its bindings and the scope it sees into.
 struct frame {
-  frame* parent = nullptr;
-  detail::binding* head = nullptr;
-  std::uint32_t count = 0;  ///< bindings made by `renderer::bind`
+  frame* parent = nullptr;          ///< the scope it sees into
+  detail::binding* head = nullptr;  ///< its bindings, newest first
+  std::uint32_t count = 0;          ///< bindings made by `renderer::bind`
   /// From 16 bindings on (a macro of many parameters, a template of many `set`s), an open-addressing
   /// index of `mask + 1` slots by symbol, so that a name is found in O(1) however many there are.
   std::uint32_t mask = 0;
-  detail::binding** slots = nullptr;
+  detail::binding** slots = nullptr;  ///< the index, or null
 };
 
 /// A macro (or call block's caller): its definition, the scope it closes over, its caller if any.
 struct macro_object {
-  const node* def = nullptr;
-  frame* closure = nullptr;
-  value caller;  ///< a call block's caller, passed to the macro it calls
+  const node* def = nullptr;  ///< the macro (or call block) node
+  frame* closure = nullptr;   ///< the scope it was defined in
+  value caller;               ///< a call block's caller, passed to the macro it calls
 };
 
 /// A for loop's `loop`.
 struct loop_object {
-  list_object items;
-  std::uint32_t index0 = 0;
-  std::uint32_t depth0 = 0;
-  const node* def = nullptr;  ///< for `loop(...)` of a recursive loop
-  frame* scope = nullptr;
-  value last_changed;
-  bool changed_called = false;
+  list_object items;            ///< what it goes over (after its filter)
+  std::uint32_t index0 = 0;     ///< the current item
+  std::uint32_t depth0 = 0;     ///< a recursive loop's depth
+  const node* def = nullptr;    ///< for `loop(...)` of a recursive loop
+  frame* scope = nullptr;       ///< the scope the loop runs in (a recursive call's)
+  value last_changed;           ///< loop.changed's last arguments
+  bool changed_called = false;  ///< loop.changed was called
 };
 
 /// Methods a value can have bound (`method_object::which`).
@@ -192,6 +183,7 @@ class renderer {
   /// A list (or tuple) of `n` undefined items.
   bool make_list(std::size_t n, value& out, vt type = vt::list) {
     if (n > 0xFFFFFFF0u) return out_of_memory();
+    if (n >= 16 && !charge(n >> 4)) return false;  // filling a list is work too (range(...)|list)
     auto* l = static_cast<list_object*>(arena_.allocate(sizeof(list_object)));
     value* items = n ? static_cast<value*>(arena_.allocate(n * sizeof(value))) : nullptr;
     if (!l || (n && !items)) return out_of_memory();
@@ -231,6 +223,7 @@ class renderer {
 
  private:
   friend struct builtins;
+  friend struct detail::filter_call;
   enum class flow : std::uint8_t { normal, brk, cont, fail };
 
   const program& p_;
@@ -348,7 +341,7 @@ class renderer {
   bool make_string(const std::string& s, value& out) { return make_string(std::string_view(s), out); }
 
   // An Undefined carrying Jinja2's message.
-  value undefined_msg(std::string msg, bool security = false) {
+  value undefined_msg(const std::string& msg, bool security = false) {
     value v;
     if (!make_string(msg, v)) return value::undefined();
     return value::undefined(v.str(), security);
@@ -367,7 +360,7 @@ class renderer {
       msg = obj_repr() + " has no element ";
       if (!append_repr(msg, name)) msg += "(a value nested too deeply to print)";
     }
-    return undefined_msg(std::move(msg));
+    return undefined_msg(msg);
   }
 
   // ---- scopes -------------------------------------------------------------------------------------
@@ -427,7 +420,7 @@ class renderer {
     std::string msg = "'";
     msg += p_.symbols.name(sym);
     msg += "' is undefined";
-    return undefined_msg(std::move(msg));
+    return undefined_msg(msg);
   }
 
   // ---- statements ---------------------------------------------------------------------------------
@@ -792,7 +785,7 @@ class renderer {
     }
   }
 
-  bool constant(const node* n, value& out) {
+  static bool constant(const node* n, value& out) {
     switch (n->lit.type) {
       case literal::kind::none: out = value::none(); return true;
       case literal::kind::boolean: out = value::boolean(n->lit.b); return true;
@@ -957,13 +950,16 @@ class renderer {
   bool apply_test(const node* n, const value& input, frame* f, bool& out);
   bool filter_by_name(std::string_view name, const value& input, const std::vector<value>& args,
                       const std::vector<std::pair<std::string_view, value>>& kwargs, value& out);
-  bool test_by_name(std::string_view name, const value& input, const std::vector<value>& args, bool& out);
+  bool filter_text(std::string_view name, const value& in, const detail::filter_call& call, value& out);
+  bool filter_sequence(std::string_view name, const value& in, const detail::filter_call& call, value& out);
+  bool filter_number(std::string_view name, const value& in, const detail::filter_call& call, value& out);
+  bool test_by_name(std::string_view name, const value& v, const std::vector<value>& args, bool& out);
 
   // ---- text ---------------------------------------------------------------------------------------
 
   bool to_json(const value& v, std::string& out, const std::string* indent, std::string_view item_sep,
                std::string_view key_sep, bool sort_keys, std::uint32_t level);
-  bool percent_format(std::string_view fmt, const value& args, value& out);
+  bool percent_format(std::string_view fmt, const value& argv, value& out);
   bool str_format(std::string_view fmt, const std::vector<value>& args,
                   const std::vector<std::pair<std::string_view, value>>& kwargs, value& out);
 };

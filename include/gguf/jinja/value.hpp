@@ -73,35 +73,41 @@ struct dict_object;
 
 /// A value: its type and 8 bytes (a bool, an int, a float, a string's bytes, or an object in the arena).
 struct value {
-  vt type = vt::undefined;
-  std::uint8_t x =
-      0;  ///< undefined: 1 when using it is a security error; string: 1 for Markup; function, method, view: which
+  vt type = vt::undefined;  ///< what it is
+  /// undefined: 1 when using it is a security error; string: 1 for Markup; tuple: 1 for groupby's named
+  /// (grouper, list); function, method, view: which
+  std::uint8_t x = 0;
   std::uint32_t len = 0;  ///< a string's (big integer's, undefined message's) length in bytes
+  /// The payload, by `type`.
   union {
-    bool b;
-    std::int64_t i;
-    double f;
-    const char* s;
-    void* p;
+    bool b;          ///< boolean
+    std::int64_t i;  ///< integer
+    double f;        ///< floating
+    const char* s;   ///< string, big_integer, undefined: the bytes (`len` of them)
+    void* p;         ///< an object in the arena
   } u{};
 
+  /// None.
   static value none() noexcept {
     value v;
     v.type = vt::none;
     return v;
   }
+  /// A bool.
   static value boolean(bool b) noexcept {
     value v;
     v.type = vt::boolean;
     v.u.b = b;
     return v;
   }
+  /// An int.
   static value integer(std::int64_t i) noexcept {
     value v;
     v.type = vt::integer;
     v.u.i = i;
     return v;
   }
+  /// A float.
   static value floating(double f) noexcept {
     value v;
     v.type = vt::floating;
@@ -116,6 +122,7 @@ struct value {
     v.len = static_cast<std::uint32_t>(s.size());
     return v;
   }
+  /// An object of the arena (list, dict, macro, ...), or a global function (`p` null, `x` which).
   static value object(vt type, void* p, std::uint8_t x = 0) noexcept {
     value v;
     v.type = type;
@@ -133,62 +140,73 @@ struct value {
     return v;
   }
 
+  /// The bytes of a string, big integer or Undefined's message.
   std::string_view str() const noexcept { return {u.s, len}; }
+  /// A bool, int or float (Python's numbers: True is 1).
   bool is_number() const noexcept { return type == vt::boolean || type == vt::integer || type == vt::floating; }
+  /// A bool or int.
   bool is_int() const noexcept { return type == vt::boolean || type == vt::integer; }
+  /// The int of a bool or int.
   std::int64_t as_int() const noexcept { return type == vt::boolean ? (u.b ? 1 : 0) : u.i; }
+  /// The float of any number.
   double as_double() const noexcept { return type == vt::floating ? u.f : static_cast<double>(as_int()); }
+  /// The list of a list or tuple.
   list_object* list() const noexcept { return static_cast<list_object*>(u.p); }
+  /// The dict of a dict or namespace.
   dict_object* dict() const noexcept { return static_cast<dict_object*>(u.p); }
 };
 
 /// A list or tuple: its items.
 struct list_object {
-  value* items = nullptr;
-  std::uint32_t size = 0;
+  value* items = nullptr;  ///< in the arena
+  std::uint32_t size = 0;  ///< how many
 };
 
 /// A dict or namespace: keys and values in insertion order (a namespace can grow).
 struct dict_object {
-  value* keys = nullptr;
-  value* values = nullptr;
-  std::uint32_t size = 0;
-  std::uint32_t capacity = 0;
+  value* keys = nullptr;       ///< in insertion order
+  value* values = nullptr;     ///< the value of each key
+  std::uint32_t size = 0;      ///< how many
+  std::uint32_t capacity = 0;  ///< room for this many
   /// Beyond a few keys, an open-addressing index of `slot_mask + 1` slots (a power of two, at least
   /// twice the capacity): the position of a key plus one, 0 when empty. A context's object or a
   /// template's dict may hold many keys; finding one stays O(1).
   std::uint32_t* slots = nullptr;
-  std::uint32_t slot_mask = 0;
+  std::uint32_t slot_mask = 0;  ///< slots - 1
 };
 
 /// range(start, stop, step).
 struct range_object {
-  std::int64_t start = 0, stop = 0, step = 1;
+  std::int64_t start = 0;  ///< the first
+  std::int64_t stop = 0;   ///< the bound, not reached
+  std::int64_t step = 1;   ///< never 0
+  /// len(range).
   std::int64_t length() const noexcept {
     if (step > 0) return start < stop ? (stop - start - 1) / step + 1 : 0;
     return start > stop ? (start - stop - 1) / (-step) + 1 : 0;
   }
+  /// Item `k`.
   std::int64_t at(std::int64_t k) const noexcept { return start + k * step; }
 };
 
 /// A method bound to a value.
 struct method_object {
-  value self;
-  std::uint8_t which = 0;
+  value self;              ///< the value it belongs to
+  std::uint8_t which = 0;  ///< a `meth`
 };
 
 /// A generator: the items it has left to give.
 struct generator_object {
-  list_object items;
-  std::uint32_t pos = 0;
+  list_object items;      ///< all it gives
+  std::uint32_t pos = 0;  ///< how many it gave
 };
 
 /// cycler(...) and joiner(...): their state.
 struct cycler_object {
-  list_object items;
-  std::uint32_t pos = 0;
-  std::string_view sep;  // joiner
-  bool used = false;     // joiner
+  list_object items;      ///< a cycler's items
+  std::uint32_t pos = 0;  ///< the cycler's next
+  std::string_view sep;   ///< a joiner's separator
+  bool used = false;      ///< a joiner was called before
 };
 
 /**
@@ -200,6 +218,9 @@ class arena {
   arena() = default;
   arena(const arena&) = delete;
   arena& operator=(const arena&) = delete;
+  arena(arena&&) = delete;
+  arena& operator=(arena&&) = delete;
+  ~arena() = default;
 
   /// `n` bytes aligned to 16, or nullptr past `limit` bytes in all.
   void* allocate(std::size_t n) {
@@ -208,8 +229,8 @@ class arena {
     if (n > left_) {
       const std::size_t chunk = std::max<std::size_t>(n, std::max<std::size_t>(std::size_t{4} << 10, last_ * 2));
       chunks_.push_back(std::make_unique<std::byte[]>(chunk + 16));
-      auto addr = reinterpret_cast<std::uintptr_t>(chunks_.back().get());
-      next_ = reinterpret_cast<std::byte*>((addr + 15) & ~std::uintptr_t{15});
+      const auto addr = reinterpret_cast<std::uintptr_t>(chunks_.back().get());
+      next_ = chunks_.back().get() + ((16 - addr % 16) % 16);
       left_ = chunk;
       last_ = std::min<std::size_t>(chunk, std::size_t{1} << 24);
     }

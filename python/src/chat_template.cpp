@@ -1,0 +1,495 @@
+// pygguf._core.ChatTemplate: a compiled chat template (gguf::chat_template), rendered from Python objects
+// converted straight to gguf::json (no JSON text in between), with the GIL released while it renders.
+#include <gguf/chat_template.hpp>
+#include <gguf/json.hpp>
+
+#include <algorithm>
+#include <ctime>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "core.hpp"
+
+namespace pygguf {
+
+namespace {
+
+// How deep a context's dicts and lists may nest: the library refuses deeper ones (a "limit" error), and
+// a recursive conversion this deep stays far from the end of the stack.
+constexpr unsigned max_depth = 512;
+
+// pygguf.TemplateError, defined in Python (pygguf/_errors.py); looked up once and never released.
+PyObject* template_error_class() {
+  static PyObject* cls = py::object(py::module_::import("pygguf._errors").attr("TemplateError")).release().ptr();
+  return cls;
+}
+
+[[noreturn]] void raise_template_error(const char* kind, std::string_view message, std::uint32_t line) {
+  const py::object err = py::reinterpret_borrow<py::object>(template_error_class())(
+      py::str(kind), decode_utf8(message, "backslashreplace"),
+      line ? py::object(py::int_(line)) : py::object(py::none()));
+  PyErr_SetObject(template_error_class(), err.ptr());
+  throw py::error_already_set();
+}
+
+[[noreturn]] void raise_template_error(const gguf::template_error& e) {
+  raise_template_error(e.name(), e.message, e.line);
+}
+
+// A value that cannot go into a template: the exception to raise (nullptr: a TemplateError "limit"), its
+// message, and the path to it (innermost segment first, added to as the conversion unwinds).
+struct bad_value {
+  PyObject* type;
+  std::string message;
+  std::vector<std::string> path;
+};
+
+// A str's UTF-8 (CPython keeps it in the object: no encoding after the first time). A str with lone
+// surrogates has none: the library renders UTF-8 only.
+std::string_view utf8_of(PyObject* s) {
+  Py_ssize_t n = 0;
+  const char* p = PyUnicode_AsUTF8AndSize(s, &n);
+  if (!p) {
+    PyErr_Clear();
+    throw bad_value{PyExc_ValueError, " is a str with lone surrogates: a template's text is UTF-8", {}};
+  }
+  return {p, static_cast<std::size_t>(n)};
+}
+
+// Python objects as gguf::json: dict (its order kept; str keys), list and tuple (a list), str, int
+// (beyond 64 bits as its digits), float, bool, None, and the subclasses of each. Containers on the path
+// being converted are remembered, so that a list or dict that contains itself is refused, not followed;
+// the memory the library will need for the values is counted, so that a context past the render's memory
+// limit is refused here (the library can fail to report it: see the report of this change).
+class converter {
+ public:
+  explicit converter(std::size_t max_memory) : budget_(max_memory) { open_.reserve(16); }
+
+  gguf::json convert(PyObject* o, unsigned depth) {
+    // the common types first, exactly
+    if (PyUnicode_CheckExact(o)) return gguf::json(std::string(utf8_of(o)));
+    if (o == Py_None) return {};
+    if (o == Py_True || o == Py_False) return gguf::json::boolean(o == Py_True);
+    if (PyLong_CheckExact(o)) return integer(o);
+    if (PyDict_Check(o)) return dict(o, depth);
+    if (PyList_Check(o) || PyTuple_Check(o)) return list(o, depth);
+    if (PyFloat_Check(o)) return gguf::json(PyFloat_AS_DOUBLE(o));
+    if (PyUnicode_Check(o)) return gguf::json(std::string(utf8_of(o)));
+    // int's subclasses (IntEnum) and the integers of other kinds (numpy's) as their value
+    if (!PyBool_Check(o) && PyIndex_Check(o)) {
+      const py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(o));
+      if (!i) throw py::error_already_set();
+      return integer(i.ptr());
+    }
+    throw bad_value{PyExc_TypeError,
+                    std::string(" is of type ") + Py_TYPE(o)->tp_name +
+                        ": a template takes dict, list, tuple, str, int, float, bool and None",
+                    {}};
+  }
+
+ private:
+  std::vector<PyObject*> open_;  // the containers being converted, outermost first
+  std::size_t budget_;           // bytes of the render's memory left for the context's values
+
+  // Counts the render's memory for a list or dict of `n` items: a 16-byte value an item, twice for a
+  // dict (keys and values) plus its index, and the object.
+  void charge(std::size_t n, std::size_t per_item) {
+    const std::size_t bytes = 64 + n * per_item;
+    if (n > budget_ / per_item || bytes > budget_) {
+      throw bad_value{nullptr, "the context needs more memory than the render's limit", {}};
+    }
+    budget_ -= bytes;
+  }
+
+  static gguf::json integer(PyObject* o) {
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+    if (overflow == 0) return gguf::json(static_cast<std::int64_t>(v));
+    PyObject* s = PyObject_Str(o);
+    if (!s) {  // more digits than sys.get_int_max_str_digits(): Python's ValueError, with the path
+      const py::error_already_set e;
+      throw bad_value{PyExc_ValueError, ": " + py::str(e.value()).cast<std::string>(), {}};
+    }
+    const py::object digits = py::reinterpret_steal<py::object>(s);
+    return gguf::json::big_integer(std::string(utf8_of(s)));
+  }
+
+  // Enters container `o`: refused when it is one of its own ancestors, or nested too deep.
+  void enter(PyObject* o, unsigned depth) {
+    if (depth >= max_depth) {
+      throw bad_value{PyExc_ValueError, " is nested deeper than " + std::to_string(max_depth) + " levels", {}};
+    }
+    if (std::find(open_.begin(), open_.end(), o) != open_.end()) {
+      throw bad_value{PyExc_ValueError, " contains itself: a template's variables cannot be recursive", {}};
+    }
+    open_.push_back(o);
+  }
+
+  gguf::json list(PyObject* o, unsigned depth) {
+    enter(o, depth);
+    const bool is_list = PyList_Check(o);
+    const auto size = [&] { return is_list ? PyList_GET_SIZE(o) : PyTuple_GET_SIZE(o); };
+    charge(static_cast<std::size_t>(size()), 16);
+    gguf::json::array_type items;
+    items.reserve(static_cast<std::size_t>(size()));
+    // converting an item can run Python code (an __index__) that changes the list: its size read afresh
+    for (Py_ssize_t i = 0; i < size(); ++i) {
+      const py::object item =
+          py::reinterpret_borrow<py::object>(is_list ? PyList_GET_ITEM(o, i) : PyTuple_GET_ITEM(o, i));
+      try {
+        items.push_back(convert(item.ptr(), depth + 1));
+      } catch (bad_value& e) {
+        e.path.push_back("[" + std::to_string(i) + "]");
+        throw;
+      }
+    }
+    open_.pop_back();
+    return gguf::json(std::move(items));
+  }
+
+  gguf::json dict(PyObject* o, unsigned depth) {
+    enter(o, depth);
+    // a subclass (an OrderedDict) in its own order, from its items()
+    py::object items;
+    if (!PyDict_CheckExact(o)) {
+      const py::object view = py::reinterpret_steal<py::object>(PyMapping_Items(o));
+      if (!view) throw py::error_already_set();
+      items = py::reinterpret_steal<py::object>(PySequence_List(view.ptr()));
+      if (!items) throw py::error_already_set();
+    }
+    const auto n = static_cast<std::size_t>(items ? PyList_GET_SIZE(items.ptr()) : PyDict_GET_SIZE(o));
+    charge(n, 48);
+    gguf::json::object_type members;
+    members.reserve(n);
+    const auto add = [&](PyObject* key, PyObject* value) {
+      // held: converting a value can run Python code (an __index__) that changes the dict
+      const py::object k = py::reinterpret_borrow<py::object>(key), v = py::reinterpret_borrow<py::object>(value);
+      if (!PyUnicode_Check(key)) {
+        throw bad_value{PyExc_TypeError,
+                        " has a key of type " + std::string(Py_TYPE(key)->tp_name) + " (" +
+                            py::repr(key).cast<std::string>() + "): a template's dict keys are str",
+                        {}};
+      }
+      try {
+        const std::string_view name = utf8_of(key);
+        members.emplace_back(std::string(name), convert(value, depth + 1));
+      } catch (bad_value& e) {
+        e.path.push_back("[" + py::repr(key).cast<std::string>() + "]");
+        throw;
+      }
+    };
+    if (items) {
+      for (const py::handle item : items) add(PyTuple_GET_ITEM(item.ptr(), 0), PyTuple_GET_ITEM(item.ptr(), 1));
+    } else {
+      Py_ssize_t pos = 0;
+      PyObject *k = nullptr, *v = nullptr;
+      while (PyDict_Next(o, &pos, &k, &v)) add(k, v);
+    }
+    open_.pop_back();
+    return gguf::json(std::move(members));
+  }
+};
+
+// datetime.datetime, looked up when the module is bound (never released).
+PyObject* datetime_class = nullptr;
+
+// A render's clock: a datetime.datetime or an ISO string (datetime.fromisoformat's) as C's struct tm.
+std::tm clock_of(PyObject* now) {
+  const py::handle cls(datetime_class);
+  py::object when;
+  if (PyUnicode_Check(now)) {
+    when = cls.attr("fromisoformat")(py::handle(now));  // ValueError: Invalid isoformat string
+  } else if (PyObject_IsInstance(now, datetime_class) == 1) {
+    when = py::reinterpret_borrow<py::object>(now);
+  } else {
+    throw py::type_error(std::string("now must be a datetime.datetime or an ISO date and time string, not ") +
+                         Py_TYPE(now)->tp_name);
+  }
+  const py::tuple v = when.attr("timetuple")();
+  const auto at = [&](std::size_t i) { return v[i].cast<int>(); };
+  std::tm tm{};
+  tm.tm_year = at(0) - 1900;
+  tm.tm_mon = at(1) - 1;
+  tm.tm_mday = at(2);
+  tm.tm_hour = at(3);
+  tm.tm_min = at(4);
+  tm.tm_sec = at(5);
+  tm.tm_wday = (at(6) + 1) % 7;  // Python's Monday is 0, C's Sunday
+  tm.tm_yday = at(7) - 1;        // Python's first day is 1
+  tm.tm_isdst = at(8);
+  return tm;
+}
+
+/// A compiled template, its source and the variables every render gets unless given (a model's
+/// bos_token and eos_token). Immutable: renders from many threads share it.
+class chat_template_object {
+ public:
+  chat_template_object(const py::str& source, const py::object& defaults, const py::object& name)
+      : source_(source), name_(name), text_(utf8_source(source)), t_(compile(text_)), words_(words_of(text_)) {
+    if (defaults.is_none()) return;
+    if (!PyDict_Check(defaults.ptr())) {
+      throw py::type_error(std::string("defaults must be a dict, not ") + Py_TYPE(defaults.ptr())->tp_name);
+    }
+    converter c(options_.limits.max_memory);
+    for (const auto& [k, v] : py::reinterpret_borrow<py::dict>(defaults)) {
+      if (!PyUnicode_Check(k.ptr())) throw py::type_error("a default variable's name is a str");
+      defaults_py_[k] = v;
+      defaults_.emplace_back(py::str(k).cast<std::string>(), convert(c, py::str(k).cast<std::string>(), v.ptr()));
+    }
+  }
+
+  /// A model's template `tokenizer.chat_template[.NAME]`: its source and the model's variables.
+  static py::tuple model_template(const source_ptr& s, const std::string& name) {
+    std::string key(gguf::chat_template::default_key);
+    if (!name.empty()) key += "." + name;
+    const gguf::metadata_entry* e = s->metadata().find(key);
+    if (!e) throw py::key_error(key);
+    const auto text = e->value.get<std::string_view>();
+    if (!text) raise(gguf::error(gguf::errc::type_mismatch, "a chat template is a string").about(key));
+    py::dict defaults;
+    const gguf::json variables = gguf::chat_template::model_variables(s->metadata());
+    for (const auto& [k, v] : variables.members()) {
+      // a token's text need not be UTF-8; a render's variables must be
+      defaults[decode_utf8(k, "replace")] = decode_utf8(v.as_string(), "replace");
+    }
+    return py::make_tuple(decode_utf8(*text), defaults);
+  }
+
+  static py::list names(const source_ptr& s) {
+    py::list out;
+    for (const std::string& n : gguf::chat_template::names(s->metadata())) out.append(decode_utf8(n));
+    return out;
+  }
+
+  /**
+   * render(messages, *, tools=None, documents=None, add_generation_prompt=False, now=None, **variables)
+   * from METH_FASTCALL's arguments: the positional `args[0, n)`, then the keywords' values, named by
+   * `kwnames`. No dict is made for the variables: they are converted as they come.
+   */
+  py::str render(PyObject* const* args, Py_ssize_t n, PyObject* kwnames) const {
+    static constexpr std::string_view named[] = {"tools", "documents", "add_generation_prompt", "now", "messages"};
+    PyObject* given[5] = {Py_None, Py_None, Py_False, Py_None, n >= 1 ? args[0] : nullptr};
+    if (n > 1) throw py::type_error("render() takes 1 positional argument (messages), not " + std::to_string(n));
+    const Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    // which keyword is which: one of `named`, or a variable (-1)
+    const auto which = [&](PyObject* k) {
+      for (int i = 0; i < 5; ++i)
+        if (PyUnicode_CompareWithASCIIString(k, named[i].data()) == 0) return i;
+      return -1;
+    };
+    std::vector<std::pair<PyObject*, PyObject*>> variables;  // (name, value)
+    variables.reserve(static_cast<std::size_t>(nk));
+    for (Py_ssize_t i = 0; i < nk; ++i) {
+      PyObject* k = PyTuple_GET_ITEM(kwnames, i);
+      const int w = which(k);
+      if (w < 0) {
+        variables.emplace_back(k, args[n + i]);
+      } else if (w == 4 && given[4]) {
+        throw py::type_error("render() got multiple values for argument 'messages'");
+      } else {
+        given[w] = args[n + i];
+      }
+    }
+    if (!given[4]) throw py::type_error("render() missing 1 required positional argument: 'messages'");
+
+    gguf::render_options options = options_;
+    if (given[3] != Py_None) options.now = clock_of(given[3]);  // else the library reads the local time
+    gguf::json context = gguf::json(gguf::json::object_type{});
+    auto& members = context.members();
+    members.reserve(4 + variables.size() + defaults_.size());
+    converter c(options.limits.max_memory);
+    // a variable the template never names is left out (the renderer would ignore it): a template that
+    // ignores tools costs no conversion of their schemas
+    const auto add = [&](std::string_view name, PyObject* v) {
+      if (words_.count(name)) members.emplace_back(std::string(name), convert(c, name, v));
+    };
+    add("messages", given[4]);
+    for (int i = 0; i < 3; ++i) add(named[i], given[i]);
+    for (const auto& [k, v] : variables) add(utf8_view(k), v);
+    for (const auto& [k, v] : defaults_) {  // the variables given win
+      const bool given_here =
+          std::any_of(variables.begin(), variables.end(), [&](const auto& var) { return utf8_view(var.first) == k; });
+      if (!given_here && words_.count(k)) members.emplace_back(k, v);
+    }
+    std::string out;
+    gguf::template_error err;
+    bool ok;
+    {
+      py::gil_scoped_release unlocked;
+      ok = t_.render(context, out, err, options);
+    }
+    if (!ok) raise_template_error(err);
+    return decode_utf8(out);
+  }
+
+  const py::str& source() const noexcept { return source_; }
+  py::dict defaults() const { return py::dict(defaults_py_); }  // a copy: the template is immutable
+  const py::object& name() const noexcept { return name_; }
+
+ private:
+  py::str source_;
+  py::object name_;
+  std::string text_;  // the source's UTF-8
+  gguf::chat_template t_;
+  gguf::json::object_type defaults_;  // converted once
+  py::dict defaults_py_;
+  gguf::render_options options_;  // the limits, and transformers' defaults (every one is given anyway)
+  // Every identifier-like word of the source (views into text_): a name the template uses is one of
+  // them (Jinja2 looks up no variable by a computed name), so a variable whose name is not one is never
+  // looked at. Words in string literals and comments only make the test conservative.
+  std::unordered_set<std::string_view> words_;
+
+  static std::unordered_set<std::string_view> words_of(std::string_view s) {
+    const auto word_char = [](unsigned char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
+    };
+    std::unordered_set<std::string_view> words;
+    for (std::size_t i = 0; i < s.size();) {
+      if (!word_char(static_cast<unsigned char>(s[i]))) {
+        ++i;
+        continue;
+      }
+      const std::size_t start = i;
+      while (i < s.size() && word_char(static_cast<unsigned char>(s[i]))) ++i;
+      words.emplace(s.substr(start, i - start));
+    }
+    return words;
+  }
+
+  static std::string utf8_source(const py::str& source) {
+    Py_ssize_t n = 0;
+    const char* p = PyUnicode_AsUTF8AndSize(source.ptr(), &n);
+    if (!p) {  // lone surrogates: no template Jinja2 compiles has them
+      PyErr_Clear();
+      throw py::value_error("a template's source is a str with lone surrogates: not UTF-8");
+    }
+    return {p, static_cast<std::size_t>(n)};
+  }
+
+  static gguf::chat_template compile(std::string_view text) {
+    gguf::template_result<gguf::chat_template> t = [&] {
+      py::gil_scoped_release unlocked;
+      return gguf::chat_template::compile(text);
+    }();
+    if (!t) raise_template_error(t.error());
+    return std::move(*t);
+  }
+
+  // A str's UTF-8 for a moment (a variable's name).
+  static std::string_view utf8_view(PyObject* s) {
+    Py_ssize_t n = 0;
+    const char* p = PyUnicode_AsUTF8AndSize(s, &n);
+    if (!p) throw py::error_already_set();
+    return {p, static_cast<std::size_t>(n)};
+  }
+
+  // A variable's value; the exception for one that cannot be converted names where it failed.
+  static gguf::json convert(converter& c, std::string_view name, PyObject* v) {
+    try {
+      return c.convert(v, 0);
+    } catch (bad_value& e) {
+      if (!e.type) raise_template_error("limit", e.message, 0);
+      // the path, its middle left out when deep: "x[0][0]...[0][0] is nested deeper than 512 levels"
+      std::string where(name);
+      const std::size_t n = e.path.size();
+      for (std::size_t k = 0; k < n; ++k) {
+        if (n > 16 && k == 8) where += "...";
+        if (n <= 16 || k < 8 || k >= n - 4) where += e.path[n - 1 - k];
+      }
+      where += e.message;
+      PyErr_SetString(e.type, where.c_str());
+      throw py::error_already_set();
+    }
+  }
+};
+
+// The template `self` holds. A pybind11 instance made by __new__ without __init__ holds no object: refused
+// (its memory is not one).
+const chat_template_object& self_of(PyObject* self) {
+  static py::detail::type_info* const info = py::detail::get_type_info(typeid(chat_template_object));
+  if (!PyObject_TypeCheck(self, info->type)) {
+    throw py::type_error(std::string("a ChatTemplate method called on a ") + Py_TYPE(self)->tp_name);
+  }
+  const auto v_h = reinterpret_cast<py::detail::instance*>(self)->get_value_and_holder(info);
+  if (!v_h.holder_constructed()) throw py::type_error("the ChatTemplate was not initialized (no __init__ call)");
+  return *v_h.value_ptr<chat_template_object>();
+}
+
+// ChatTemplate.render as a METH_FASTCALL method: pybind11's dispatch and a Python wrapper's **kwargs
+// cost a fifth of a small template's render.
+PyObject* render_method(PyObject* self, PyObject* const* args, Py_ssize_t n, PyObject* kwnames) {
+  try {
+    return self_of(self).render(args, PyVectorcall_NARGS(n), kwnames).release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (py::builtin_exception& e) {
+    e.set_error();
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+PyMethodDef render_def = {
+    "render", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&render_method)),
+    METH_FASTCALL | METH_KEYWORDS,
+    "render($self, messages, *, tools=None, documents=None, add_generation_prompt=False, now=None, "
+    "**variables)\n--\n\n"
+    R"(Renders the template as ``tokenizer.apply_chat_template(messages, tools=..., documents=...,
+add_generation_prompt=..., tokenize=False, **variables)`` does: the text, byte for byte.
+
+Args:
+    messages: the conversation: a list of dicts (``{"role": ..., "content": ...}``, with
+        ``tool_calls``, ``reasoning_content``, content parts... as the template expects).
+    tools: the tools' JSON schemas, or ``None`` (passed as ``None`` when not given, as transformers
+        does: ``tools is none`` holds).
+    documents: the documents of retrieval-augmented templates, or ``None``.
+    add_generation_prompt: end with the header of the assistant's turn.
+    now: the clock of ``strftime_now``: a ``datetime.datetime`` or an ISO string
+        (``"2026-01-15T10:30:00"``, as ``datetime.fromisoformat`` reads it); the current local time
+        when ``None``.
+    variables: any other variable: ``bos_token``, ``eos_token``, ``enable_thinking``,
+        ``reasoning_effort``, ``builtin_tools``, ... A model's template has the model's ``bos_token``
+        and ``eos_token`` (``defaults``); a variable given here wins.
+Returns:
+    The text.
+
+The variables are Python objects, converted to the library's JSON values directly (no JSON text in
+between): dicts (their order kept; str keys), lists and tuples (as lists), strs, ints of any size,
+floats, bools and None, and their subclasses, nested up to 512 deep. The GIL is released while the
+template renders.
+
+Raises:
+    TemplateError: where Jinja2 raises (``kind`` its exception's name; ``"TemplateError"`` with the
+        message verbatim for the template's ``raise_exception``), or a render limit (``"limit"``:
+        output, memory, steps, depth, time).
+    TypeError: a variable holds another type (the message says where: ``messages[2]['content'] is of
+        type set``), or a dict a key that is not a str.
+    ValueError: a list or dict that contains itself or nests deeper than 512; a str with lone
+        surrogates; ``now`` is a string that is not an ISO date and time.)"};
+
+}  // namespace
+
+void bind_chat_template(py::module_& m) {
+  datetime_class = py::object(py::module_::import("datetime").attr("datetime")).release().ptr();
+  py::class_<chat_template_object> cls(m, "ChatTemplate", "A compiled chat template (see pygguf.ChatTemplate).");
+  cls.def(py::init<const py::str&, const py::object&, const py::object&>(), py::arg("source"),
+          py::arg("defaults") = py::none(), py::arg("name") = py::none())
+      .def_static("model_template", &chat_template_object::model_template, py::arg("source"), py::arg("name"))
+      .def_static("names", &chat_template_object::names, py::arg("source"))
+      .def_property_readonly("source", [](const py::handle& self) { return self_of(self.ptr()).source(); })
+      .def_property_readonly("defaults", [](const py::handle& self) { return self_of(self.ptr()).defaults(); })
+      .def_property_readonly("name", [](const py::handle& self) { return self_of(self.ptr()).name(); });
+  PyObject* render = PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(cls.ptr()), &render_def);
+  if (!render) throw py::error_already_set();
+  cls.attr("render") = py::reinterpret_steal<py::object>(render);
+}
+
+}  // namespace pygguf
