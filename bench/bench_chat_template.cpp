@@ -56,8 +56,8 @@ std::vector<bench_template> templates() {
   }
   if (out.empty()) {
     for (const char* seed : {"chatml", "llama3", "tools"}) {
-      out.push_back({std::string("seed/") + seed,
-                     slurp(fs::path(GGUF_BENCH_SOURCE_DIR) / "tests" / "fuzz" / "seeds" / "chat" / (std::string(seed) + ".jinja"))});
+      out.push_back({std::string("seed/") + seed, slurp(fs::path(GGUF_BENCH_SOURCE_DIR) / "tests" / "fuzz" / "seeds" /
+                                                        "chat" / (std::string(seed) + ".jinja"))});
     }
   }
   return out;

@@ -4,6 +4,7 @@
 #ifndef GGUF_EXAMPLES_EDIT_ARGS_HPP
 #define GGUF_EXAMPLES_EDIT_ARGS_HPP
 
+#include <gguf/detail/utf8.hpp>
 #include <gguf/gguf.hpp>
 
 #include <cctype>
@@ -321,23 +322,8 @@ class json_items {
   void skip() {
     while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
   }
-  static void utf8(std::string& out, unsigned cp) {
-    if (cp < 0x80) {
-      out += static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out += static_cast<char>(0xC0 | (cp >> 6));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out += static_cast<char>(0xE0 | (cp >> 12));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (cp >> 18));
-      out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
+  static void utf8(std::string& out, unsigned cp) { gguf::detail::append_utf8(out, cp); }
+
   bool hex4(unsigned& out) {
     if (i_ + 4 > s_.size()) return false;
     out = 0;

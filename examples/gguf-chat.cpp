@@ -4,7 +4,6 @@
 // A conversation through a chat template: the text Hugging Face transformers' apply_chat_template makes
 // of it (gguf::chat_template), or with --ids the token ids llama.cpp's server feeds the model for it.
 #include <gguf/chat_template.hpp>
-#include <gguf/detail/utf8.hpp>
 #include <gguf/gguf.hpp>
 #include <gguf/json.hpp>
 #include <gguf/tokenizer.hpp>
@@ -21,6 +20,7 @@
 #include <utility>
 
 #include "cli.hpp"
+#include "gguf_json.hpp"
 #include "remote.hpp"
 
 namespace {
@@ -154,50 +154,6 @@ std::optional<gguf::json> parse_input(std::string_view text, const std::string& 
   return std::move(*j);
 }
 
-/**
- * Bytes as a JSON string that Python's json.loads reads back as the same text: `"`, `\` and control
- * characters escaped as json.dumps escapes them, NUL included (gguf_json::append_string ends the text at
- * a NUL, as ggml's C API does), other characters as they are; invalid UTF-8 as U+FFFD.
- */
-void append_json_string(std::string& out, std::string_view s) {
-  out += '"';
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const unsigned char c = p[i];
-    if (c >= 0x80) {
-      const gguf::detail::utf8_step step = gguf::detail::utf8_next(p + i, s.size() - i);
-      if (step.valid) {
-        out.append(s.data() + i, step.length);
-      } else {
-        out += "\xEF\xBF\xBD";
-      }
-      i += step.length;
-      continue;
-    }
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      default:
-        if (c < 0x20) {
-          static constexpr char hex[] = "0123456789abcdef";
-          out += "\\u00";
-          out += hex[c >> 4];
-          out += hex[c & 15];
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-    ++i;
-  }
-  out += '"';
-}
-
 bool write_out(std::string_view bytes) {
   std::fwrite(bytes.data(), 1, bytes.size(), stdout);
   return std::fflush(stdout) == 0 && !std::ferror(stdout);
@@ -283,7 +239,7 @@ int batch(const std::optional<std::tm>& now) {
     if (line.find_first_not_of(" \t\r\n") == std::string::npos) continue;
     const auto answer = [&](bool ok, std::string_view text) {
       reply = ok ? R"({"ok": true, "text": )" : R"({"ok": false, "error": )";
-      append_json_string(reply, text);
+      gguf_json::append_string(reply, text, false);  // a NUL of the text kept
       reply += "}\n";
       return write_out(reply);
     };

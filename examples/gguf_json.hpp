@@ -33,12 +33,13 @@ inline void append_float(std::string& out, double x) {
 }
 
 /**
- * Append bytes as a JSON string. Like ggml's C API, the text ends at the first NUL; invalid UTF-8
- * becomes U+FFFD, one per maximal ill-formed subpart (Unicode's recommended practice, which Python's
- * decoder follows); `"`, `\` and control characters are escaped as json.dumps escapes them.
+ * Append bytes as a JSON string. Like ggml's C API, the text ends at the first NUL (unless `end_at_nul`
+ * is false: then a NUL is escaped as json.dumps escapes it); invalid UTF-8 becomes U+FFFD, one per
+ * maximal ill-formed subpart (Unicode's recommended practice, which Python's decoder follows); `"`, `\`
+ * and control characters are escaped as json.dumps escapes them.
  */
-inline void append_string(std::string& out, std::string_view s) {
-  if (const std::size_t nul = s.find('\0'); nul != std::string_view::npos) s = s.substr(0, nul);
+inline void append_string(std::string& out, std::string_view s, bool end_at_nul = true) {
+  if (const std::size_t nul = s.find('\0'); end_at_nul && nul != std::string_view::npos) s = s.substr(0, nul);
   static constexpr char replacement[] = "\xEF\xBF\xBD";
   out += '"';
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());

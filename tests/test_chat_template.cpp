@@ -71,7 +71,8 @@ json context(std::string_view text) {
 }
 
 // The text of `source` rendered with `vars` (a JSON object), or the error as "Name: message".
-std::string render(std::string_view source, std::string_view vars = "{}", const gguf::render_options& o = render_budget()) {
+std::string render(std::string_view source, std::string_view vars = "{}",
+                   const gguf::render_options& o = render_budget()) {
   const auto t = chat_template::compile(source, compile_budget());
   if (!t) return "error " + std::string(t.error().name()) + ": " + t.error().message;
   const auto text = t->render(context(vars), o);
@@ -139,7 +140,8 @@ TEST_CASE("a template compiles once and renders many times, with transformers' d
 }
 
 TEST_CASE("errors carry Jinja2's exception, the message and the line") {
-  const auto t = chat_template::compile("line one\n{% if messages[0].role != 'user' %}{{ raise_exception('Roles must alternate') }}{% endif %}");
+  const auto t = chat_template::compile(
+      "line one\n{% if messages[0].role != 'user' %}{{ raise_exception('Roles must alternate') }}{% endif %}");
   REQUIRE(t);
   const auto r = t->render(context(R"({"messages": [{"role": "system"}]})"));
   REQUIRE_FALSE(r);
@@ -245,8 +247,10 @@ TEST_CASE("one compiled template renders from many threads at once") {
       vars += "]}";
       for (int round = 0; round < 200; ++round) {
         const auto text = t->render(*gguf::parse_json(vars));
-        if (!text) failures.fetch_add(1);
-        else texts[static_cast<std::size_t>(k)] = *text;
+        if (!text)
+          failures.fetch_add(1);
+        else
+          texts[static_cast<std::size_t>(k)] = *text;
       }
     });
   }
@@ -270,7 +274,8 @@ TEST_CASE("the time limit stops a render that runs long within the step limit") 
   gguf::render_options o;
   o.limits.max_steps = ~std::uint64_t{0};
   o.limits.max_time = std::chrono::milliseconds(50);
-  const auto t = chat_template::compile("{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}");
+  const auto t =
+      chat_template::compile("{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}");
   REQUIRE(t);
   const auto r = t->render(json(json::object_type{}), o);
   REQUIRE_FALSE(r);
@@ -296,8 +301,9 @@ TEST_CASE("nesting the parser or the renderer would overflow the stack with is r
   CHECK(failure(repeat("{% if true %}", 98) + "x" + repeat("{% endif %}", 98)) == kind::none);
   // far more fails cleanly, at compile time
   for (const std::string& src :
-       {"{{ " + repeat("(", 100000) + "1" + repeat(")", 100000) + " }}", "{{ " + repeat("[", 100000) + repeat("]", 100000) + " }}",
-        "{{ " + repeat("not ", 100000) + "1 }}", "{{ " + repeat("-", 100000) + "1 }}", "{{ 1" + repeat(" + 1", 100000) + " }}",
+       {"{{ " + repeat("(", 100000) + "1" + repeat(")", 100000) + " }}",
+        "{{ " + repeat("[", 100000) + repeat("]", 100000) + " }}", "{{ " + repeat("not ", 100000) + "1 }}",
+        "{{ " + repeat("-", 100000) + "1 }}", "{{ 1" + repeat(" + 1", 100000) + " }}",
         "{{ 1" + repeat("|string", 100000) + " }}", "{{ x" + repeat(".a", 100000) + " }}",
         repeat("{% filter upper %}", 30000) + repeat("{% endfilter %}", 30000)}) {
     CAPTURE(src.substr(0, 40));
@@ -331,7 +337,8 @@ TEST_CASE("values nested beyond Python's recursion limit cannot be printed, comp
   const std::string ok = "{% set x = 1 %}" + repeat("{% set x = [x] %}", 990);
   CHECK(render(ok + "{{ x }}") == repeat("[", 990) + "1" + repeat("]", 990));
   // a namespace that holds itself prints as Python prints a recursive dict
-  CHECK(render("{% set ns = namespace(a=1) %}{% set ns.a = [ns] %}{{ ns }}") == "<Namespace {'a': [<Namespace {...}>]}>");
+  CHECK(render("{% set ns = namespace(a=1) %}{% set ns.a = [ns] %}{{ ns }}") ==
+        "<Namespace {'a': [<Namespace {...}>]}>");
 }
 
 TEST_CASE("output and memory stop at their limits before anything is built") {
@@ -351,6 +358,14 @@ TEST_CASE("output and memory stop at their limits before anything is built") {
   gguf::render_options o = render_budget();
   o.limits.max_output = 100;
   CHECK(failure("{% for i in range(200) %}x{% endfor %}", "{}", o) == kind::limit);
+  // a context larger than the render's memory is refused as it is made, before the render starts
+  gguf::render_options small = render_budget();
+  small.limits.max_memory = 4096;
+  std::string big = R"({"messages": [)";
+  for (int k = 0; k < 1000; ++k) big += R"({"role": "user", "content": "hello"},)";
+  big += R"({"role": "user", "content": "hello"}]})";
+  CHECK(failure("{{ messages|length }}", big, small) == kind::limit);
+  CHECK(render("{{ messages|length }}", big) == "1001");
 }
 
 TEST_CASE("a template larger than the compile limit is refused before it is read") {

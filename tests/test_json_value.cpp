@@ -52,7 +52,8 @@ TEST_CASE("Python's extensions and edges: NaN, Infinity, overflow to infinity, u
 }
 
 TEST_CASE("strings: escapes, surrogate pairs, UTF-8 kept as is") {
-  CHECK(gguf::parse_json(R"("\n\t\\\/\b\f\r\u00e9\ud83d\ude00")")->as_string() == "\n\t\\/\b\f\r\xC3\xA9\xF0\x9F\x98\x80");
+  CHECK(gguf::parse_json(R"("\n\t\\\/\b\f\r\u00e9\ud83d\ude00")")->as_string() ==
+        "\n\t\\/\b\f\r\xC3\xA9\xF0\x9F\x98\x80");
   CHECK(gguf::parse_json("\"\xE6\x97\xA5\"")->as_string() == "\xE6\x97\xA5");
   CHECK(error_of("\"a\nb\"") == errc::bad_json);  // a raw control character
   CHECK(error_of(R"("\x")") == errc::bad_json);

@@ -97,13 +97,19 @@ struct compiled_template {
 // compiles only the API. Each mode has an inline namespace of its own, so that both can meet in one
 // program without breaking the one-definition rule.
 #ifndef GGUF_CHAT_TEMPLATE_LIBRARY
+/// 1: the engine is compiled once in gguf::chat (which defines it for the programs linking it); 0 (the
+/// default): header-only, compiled in every file that includes this header.
 #define GGUF_CHAT_TEMPLATE_LIBRARY 0
 #endif
 #if GGUF_CHAT_TEMPLATE_LIBRARY
+/// The inline namespace of the engine's entry points in this mode.
 #define GGUF_CHAT_ENGINE_NAMESPACE chat_engine_compiled
+/// How the entry points are declared in this mode: defined once, in gguf::chat.
 #define GGUF_CHAT_ENGINE_INLINE
 #else
+/// The inline namespace of the engine's entry points in this mode.
 #define GGUF_CHAT_ENGINE_NAMESPACE chat_engine_inline
+/// How the entry points are declared in this mode: inline, defined by <gguf/jinja/engine.hpp>.
 #define GGUF_CHAT_ENGINE_INLINE inline
 #endif
 namespace detail {
@@ -228,6 +234,10 @@ class chat_template {
 
   /// The template's source, as it was given.
   const std::string& source() const noexcept { return t_->source; }
+
+  /// The compiled template, for the engine's lower-level entry point (`detail::render_session`, with
+  /// which pygguf renders Python objects without a `json` in between).
+  const detail::compiled_template& compiled() const noexcept { return *t_; }
 
  private:
   explicit chat_template(std::shared_ptr<const detail::compiled_template> t) noexcept : t_(std::move(t)) {}

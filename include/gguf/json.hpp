@@ -21,6 +21,7 @@
 #include <variant>
 #include <vector>
 
+#include "gguf/detail/utf8.hpp"
 #include "gguf/result.hpp"
 
 GGUF_BEGIN_NAMESPACE
@@ -99,39 +100,47 @@ class json {
     return d ? *d : 0.0;
   }
   /// The string, or the digits of a big integer (empty for another kind).
-  std::string_view as_string() const noexcept {
+  std::string_view as_string() const& noexcept {
     if (const std::string* str = std::get_if<std::string>(&v_)) return *str;
     if (const big* b = std::get_if<big>(&v_)) return b->digits;
     return {};
   }
   /// The array's items (empty for another kind).
-  const array_type& items() const noexcept {
+  const array_type& items() const& noexcept {
     static const array_type none;
     const array_type* a = std::get_if<array_type>(&v_);
     return a ? *a : none;
   }
   /// The array's items, to change.
-  array_type& items() {
+  array_type& items() & {
     if (type() != kind::array) v_ = array_type{};
     return std::get<array_type>(v_);
   }
   /// The object's members (empty for another kind).
-  const object_type& members() const noexcept {
+  const object_type& members() const& noexcept {
     static const object_type none;
     const object_type* o = std::get_if<object_type>(&v_);
     return o ? *o : none;
   }
   /// The object's members, to change.
-  object_type& members() {
+  object_type& members() & {
     if (type() != kind::object) v_ = object_type{};
     return std::get<object_type>(v_);
   }
+  /// Refused on a temporary: its insides go with it at the end of the statement.
+  std::string_view as_string() const&& = delete;
+  /// Refused on a temporary (`for (auto& x : parse(...)->items())` would read freed memory).
+  void items() const&& = delete;
+  /// Refused on a temporary (`for (auto& m : parse(...)->members())` would read freed memory).
+  void members() const&& = delete;
   /// The member `key` of an object, or nullptr.
-  const json* find(std::string_view key) const noexcept {
+  const json* find(std::string_view key) const& noexcept {
     for (const auto& [k, v] : members())
       if (k == key) return &v;
     return nullptr;
   }
+  /// Refused on a temporary: the member would go with it.
+  const json* find(std::string_view key) const&& = delete;
   /**
    * Sets member `key` of an object (a null becomes an object first): replaced in place when it is there,
    * appended when it is not.
@@ -291,23 +300,7 @@ class json_reader {
     return true;
   }
 
-  static void put(std::string& out, std::uint32_t c) {  // surrogates as their three-byte forms (Python keeps them)
-    if (c < 0x80) {
-      out += static_cast<char>(c);
-    } else if (c < 0x800) {
-      out += static_cast<char>(0xC0 | (c >> 6));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-      out += static_cast<char>(0xE0 | (c >> 12));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (c >> 18));
-      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    }
-  }
+  static void put(std::string& out, std::uint32_t c) { gguf::detail::append_utf8(out, c); }  // surrogates too
 
   // a string after its opening quote: escapes decoded, raw UTF-8 checked
   result<void> string(std::string& out) {
@@ -328,18 +321,11 @@ class json_reader {
       }
       if (b < 0x20) return fail("a control character inside a string (escape it)");
       if (b >= 0x80) {
-        const std::size_t n = utf8_length(b);
-        if (n == 0 || at_ + n > s_.size()) return fail("invalid UTF-8 in a string");
-        std::uint32_t c = b & (0xFF >> (n + 1));
-        for (std::size_t k = 1; k < n; ++k) {
-          const auto x = static_cast<unsigned char>(s_[at_ + k]);
-          if ((x & 0xC0) != 0x80) return fail("invalid UTF-8 in a string");
-          c = (c << 6) | (x & 0x3F);
-        }
-        if ((n == 2 && c < 0x80) || (n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10FFFF)) ||
-            (c >= 0xD800 && c <= 0xDFFF)) {
-          return fail("invalid UTF-8 in a string");
-        }
+        // RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF
+        const auto step =
+            gguf::detail::utf8_next(reinterpret_cast<const unsigned char*>(s_.data()) + at_, s_.size() - at_);
+        if (!step.valid) return fail("invalid UTF-8 in a string");
+        const std::size_t n = step.length;
         out.append(s_.substr(at_, n));
         at_ += n;
         continue;
@@ -373,13 +359,6 @@ class json_reader {
         default: return fail("an invalid escape in a string");
       }
     }
-  }
-
-  static std::size_t utf8_length(unsigned char b) noexcept {
-    if ((b & 0xE0) == 0xC0) return 2;
-    if ((b & 0xF0) == 0xE0) return 3;
-    if ((b & 0xF8) == 0xF0) return 4;
-    return 0;
   }
 
   result<void> array(json& out, std::uint32_t depth) {

@@ -1,6 +1,7 @@
 // pygguf._core.ChatTemplate: a compiled chat template (gguf::chat_template), rendered from Python objects
-// converted straight to gguf::json (no JSON text in between), with the GIL released while it renders.
+// made straight into the template's values (no JSON in between), with the GIL released while it renders.
 #include <gguf/chat_template.hpp>
+#include <gguf/jinja/engine.hpp>  // detail::render_session: header-only, like the rest of pygguf
 #include <gguf/json.hpp>
 
 #include <algorithm>
@@ -60,25 +61,27 @@ std::string_view utf8_of(PyObject* s) {
   return {p, static_cast<std::size_t>(n)};
 }
 
-// Python objects as gguf::json: dict (its order kept; str keys), list and tuple (a list), str, int
-// (beyond 64 bits as its digits), float, bool, None, and the subclasses of each. Containers on the path
-// being converted are remembered, so that a list or dict that contains itself is refused, not followed;
-// the memory the library will need for the values is counted, so that a context past the render's memory
-// limit is refused here (the library can fail to report it: see the report of this change).
+// Python objects as the template's values, made directly on the render's renderer (no gguf::json in
+// between): dict (its order kept; str keys), list and tuple (a list), str, int (beyond 64 bits as its
+// digits), float, bool, None, and the subclasses of each. Strings are copied into the render's arena
+// (the GIL is released while it renders: another thread may change the objects then). Containers on the
+// path being converted are remembered, so that a list or dict that contains itself is refused, not
+// followed; the render's memory limit holds for what is made here.
 class converter {
  public:
-  explicit converter(std::size_t max_memory) : budget_(max_memory) { open_.reserve(16); }
+  explicit converter(gguf::jinja::renderer& r) : r_(r) { open_.reserve(16); }
 
-  gguf::json convert(PyObject* o, unsigned depth) {
+  gguf::jinja::value convert(PyObject* o, unsigned depth) {
+    using gguf::jinja::value;
     // the common types first, exactly
-    if (PyUnicode_CheckExact(o)) return gguf::json(std::string(utf8_of(o)));
-    if (o == Py_None) return {};
-    if (o == Py_True || o == Py_False) return gguf::json::boolean(o == Py_True);
+    if (PyUnicode_CheckExact(o)) return string(utf8_of(o));
+    if (o == Py_None) return value::none();
+    if (o == Py_True || o == Py_False) return value::boolean(o == Py_True);
     if (PyLong_CheckExact(o)) return integer(o);
     if (PyDict_Check(o)) return dict(o, depth);
     if (PyList_Check(o) || PyTuple_Check(o)) return list(o, depth);
-    if (PyFloat_Check(o)) return gguf::json(PyFloat_AS_DOUBLE(o));
-    if (PyUnicode_Check(o)) return gguf::json(std::string(utf8_of(o)));
+    if (PyFloat_Check(o)) return value::floating(PyFloat_AS_DOUBLE(o));
+    if (PyUnicode_Check(o)) return string(utf8_of(o));
     // int's subclasses (IntEnum) and the integers of other kinds (numpy's) as their value
     if (!PyBool_Check(o) && PyIndex_Check(o)) {
       const py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(o));
@@ -92,31 +95,34 @@ class converter {
   }
 
  private:
+  gguf::jinja::renderer& r_;
   std::vector<PyObject*> open_;  // the containers being converted, outermost first
-  std::size_t budget_;           // bytes of the render's memory left for the context's values
 
-  // Counts the render's memory for a list or dict of `n` items: a 16-byte value an item, twice for a
-  // dict (keys and values) plus its index, and the object.
-  void charge(std::size_t n, std::size_t per_item) {
-    const std::size_t bytes = 64 + n * per_item;
-    if (n > budget_ / per_item || bytes > budget_) {
-      throw bad_value{nullptr, "the context needs more memory than the render's limit", {}};
-    }
-    budget_ -= bytes;
+  // the renderer failed to make a value: past the render's memory limit (its error says so)
+  [[noreturn]] static void limit() {
+    throw bad_value{nullptr, "the context needs more memory than the render's limit", {}};
   }
 
-  static gguf::json integer(PyObject* o) {
+  gguf::jinja::value string(std::string_view s) {
+    gguf::jinja::value v;
+    if (!r_.make_string(s, v)) limit();
+    return v;
+  }
+
+  gguf::jinja::value integer(PyObject* o) {
     int overflow = 0;
     const long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
     if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
-    if (overflow == 0) return gguf::json(static_cast<std::int64_t>(v));
+    if (overflow == 0) return gguf::jinja::value::integer(static_cast<std::int64_t>(v));
     PyObject* s = PyObject_Str(o);
     if (!s) {  // more digits than sys.get_int_max_str_digits(): Python's ValueError, with the path
       const py::error_already_set e;
       throw bad_value{PyExc_ValueError, ": " + py::str(e.value()).cast<std::string>(), {}};
     }
     const py::object digits = py::reinterpret_steal<py::object>(s);
-    return gguf::json::big_integer(std::string(utf8_of(s)));
+    gguf::jinja::value big = string(utf8_of(s));
+    big.type = gguf::jinja::vt::big_integer;
+    return big;
   }
 
   // Enters container `o`: refused when it is one of its own ancestors, or nested too deep.
@@ -130,42 +136,45 @@ class converter {
     open_.push_back(o);
   }
 
-  gguf::json list(PyObject* o, unsigned depth) {
+  gguf::jinja::value list(PyObject* o, unsigned depth) {
     enter(o, depth);
     const bool is_list = PyList_Check(o);
     const auto size = [&] { return is_list ? PyList_GET_SIZE(o) : PyTuple_GET_SIZE(o); };
-    charge(static_cast<std::size_t>(size()), 16);
-    gguf::json::array_type items;
-    items.reserve(static_cast<std::size_t>(size()));
-    // converting an item can run Python code (an __index__) that changes the list: its size read afresh
-    for (Py_ssize_t i = 0; i < size(); ++i) {
+    const Py_ssize_t n = size();
+    gguf::jinja::value out;
+    if (!r_.make_list(static_cast<std::size_t>(n), out)) limit();
+    gguf::jinja::value* items = out.list()->items;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      // converting an item can run Python code (an __index__) that changes the list
+      if (i >= size()) throw bad_value{PyExc_RuntimeError, " changed size while it was converted", {}};
       const py::object item =
           py::reinterpret_borrow<py::object>(is_list ? PyList_GET_ITEM(o, i) : PyTuple_GET_ITEM(o, i));
       try {
-        items.push_back(convert(item.ptr(), depth + 1));
+        items[i] = convert(item.ptr(), depth + 1);
       } catch (bad_value& e) {
         e.path.push_back("[" + std::to_string(i) + "]");
         throw;
       }
     }
     open_.pop_back();
-    return gguf::json(std::move(items));
+    return out;
   }
 
-  gguf::json dict(PyObject* o, unsigned depth) {
+  gguf::jinja::value dict(PyObject* o, unsigned depth) {
     enter(o, depth);
     // a subclass (an OrderedDict) in its own order, from its items()
     py::object items;
-    if (!PyDict_CheckExact(o)) {
+    const bool exact = PyDict_CheckExact(o);
+    if (!exact) {
       const py::object view = py::reinterpret_steal<py::object>(PyMapping_Items(o));
       if (!view) throw py::error_already_set();
       items = py::reinterpret_steal<py::object>(PySequence_List(view.ptr()));
       if (!items) throw py::error_already_set();
     }
     const auto n = static_cast<std::size_t>(items ? PyList_GET_SIZE(items.ptr()) : PyDict_GET_SIZE(o));
-    charge(n, 48);
-    gguf::json::object_type members;
-    members.reserve(n);
+    gguf::jinja::value out;
+    if (!r_.make_dict(n, out)) limit();
+    gguf::jinja::dict_object* d = out.dict();
     const auto add = [&](PyObject* key, PyObject* value) {
       // held: converting a value can run Python code (an __index__) that changes the dict
       const py::object k = py::reinterpret_borrow<py::object>(key), v = py::reinterpret_borrow<py::object>(value);
@@ -176,8 +185,10 @@ class converter {
                         {}};
       }
       try {
-        const std::string_view name = utf8_of(key);
-        members.emplace_back(std::string(name), convert(value, depth + 1));
+        const gguf::jinja::value name = string(utf8_of(key));
+        const gguf::jinja::value x = convert(value, depth + 1);
+        // a dict's str keys are distinct; a subclass's items() need not be
+        if (!(exact && PyUnicode_CheckExact(key) ? r_.dict_append(d, name, x) : r_.dict_set(d, name, x))) limit();
       } catch (bad_value& e) {
         e.path.push_back("[" + py::repr(key).cast<std::string>() + "]");
         throw;
@@ -191,7 +202,7 @@ class converter {
       while (PyDict_Next(o, &pos, &k, &v)) add(k, v);
     }
     open_.pop_back();
-    return gguf::json(std::move(members));
+    return out;
   }
 };
 
@@ -235,12 +246,16 @@ class chat_template_object {
     if (!PyDict_Check(defaults.ptr())) {
       throw py::type_error(std::string("defaults must be a dict, not ") + Py_TYPE(defaults.ptr())->tp_name);
     }
-    converter c(options_.limits.max_memory);
     for (const auto& [k, v] : py::reinterpret_borrow<py::dict>(defaults)) {
       if (!PyUnicode_Check(k.ptr())) throw py::type_error("a default variable's name is a str");
       defaults_py_[k] = v;
-      defaults_.emplace_back(py::str(k).cast<std::string>(), convert(c, py::str(k).cast<std::string>(), v.ptr()));
+      defaults_.emplace_back(py::str(k).cast<std::string>(), py::reinterpret_borrow<py::object>(v));
     }
+    // each default converts now, so that a bad one fails here rather than at every render
+    gguf::template_error err;
+    gguf::detail::render_session session(t_.compiled(), options_, err);
+    converter c(session.renderer());
+    for (const auto& [k, v] : defaults_) convert(c, k, v.ptr());
   }
 
   /// A model's template `tokenizer.chat_template[.NAME]`: its source and the model's variables.
@@ -276,8 +291,14 @@ class chat_template_object {
     PyObject* given[5] = {Py_None, Py_None, Py_False, Py_None, n >= 1 ? args[0] : nullptr};
     if (n > 1) throw py::type_error("render() takes 1 positional argument (messages), not " + std::to_string(n));
     const Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-    // which keyword is which: one of `named`, or a variable (-1)
+    // which keyword is which: one of `named`, or a variable (-1); a call's keyword names are interned
+    // strs, so the pointers of the interned names decide at once
+    static PyObject* const interned[5] = {PyUnicode_InternFromString("tools"), PyUnicode_InternFromString("documents"),
+                                          PyUnicode_InternFromString("add_generation_prompt"),
+                                          PyUnicode_InternFromString("now"), PyUnicode_InternFromString("messages")};
     const auto which = [&](PyObject* k) {
+      for (int i = 0; i < 5; ++i)
+        if (k == interned[i]) return i;
       for (int i = 0; i < 5; ++i)
         if (PyUnicode_CompareWithASCIIString(k, named[i].data()) == 0) return i;
       return -1;
@@ -299,29 +320,25 @@ class chat_template_object {
 
     gguf::render_options options = options_;
     if (given[3] != Py_None) options.now = clock_of(given[3]);  // else the library reads the local time
-    gguf::json context = gguf::json(gguf::json::object_type{});
-    auto& members = context.members();
-    members.reserve(4 + variables.size() + defaults_.size());
-    converter c(options.limits.max_memory);
+    gguf::template_error err;
+    gguf::detail::render_session session(t_.compiled(), options, err);
+    gguf::jinja::renderer& r = session.renderer();
+    converter c(r);
     // a variable the template never names is left out (the renderer would ignore it): a template that
     // ignores tools costs no conversion of their schemas
     const auto add = [&](std::string_view name, PyObject* v) {
-      if (words_.count(name)) members.emplace_back(std::string(name), convert(c, name, v));
+      if (words_.count(name)) r.bind(name, convert(c, name, v));
     };
+    // the defaults first: a variable given replaces one
+    for (const auto& [k, v] : defaults_) add(k, v.ptr());
     add("messages", given[4]);
     for (int i = 0; i < 3; ++i) add(named[i], given[i]);
     for (const auto& [k, v] : variables) add(utf8_view(k), v);
-    for (const auto& [k, v] : defaults_) {  // the variables given win
-      const bool given_here =
-          std::any_of(variables.begin(), variables.end(), [&](const auto& var) { return utf8_view(var.first) == k; });
-      if (!given_here && words_.count(k)) members.emplace_back(k, v);
-    }
     std::string out;
-    gguf::template_error err;
     bool ok;
     {
       py::gil_scoped_release unlocked;
-      ok = t_.render(context, out, err, options);
+      ok = session.run(out);
     }
     if (!ok) raise_template_error(err);
     return decode_utf8(out);
@@ -336,7 +353,7 @@ class chat_template_object {
   py::object name_;
   std::string text_;  // the source's UTF-8
   gguf::chat_template t_;
-  gguf::json::object_type defaults_;  // converted once
+  std::vector<std::pair<std::string, py::object>> defaults_;  // converted at each render (a model's: two strs)
   py::dict defaults_py_;
   gguf::render_options options_;  // the limits, and transformers' defaults (every one is given anyway)
   // Every identifier-like word of the source (views into text_): a name the template uses is one of
@@ -389,7 +406,7 @@ class chat_template_object {
   }
 
   // A variable's value; the exception for one that cannot be converted names where it failed.
-  static gguf::json convert(converter& c, std::string_view name, PyObject* v) {
+  static gguf::jinja::value convert(converter& c, std::string_view name, PyObject* v) {
     try {
       return c.convert(v, 0);
     } catch (bad_value& e) {

@@ -99,8 +99,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                      (!second && second.error().message.find("time limit") != std::string::npos);
   if (!timed) {
     require(first.has_value() == second.has_value());
-    if (first) require(*first == *second);
-    else require(first.error().type == second.error().type && first.error().message == second.error().message);
+    if (first)
+      require(*first == *second);
+    else
+      require(first.error().type == second.error().type && first.error().message == second.error().message);
   }
   o.transformers_defaults = false;
   check(t->render(*context, o), o);

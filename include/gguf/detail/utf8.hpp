@@ -2,6 +2,8 @@
 #define GGUF_DETAIL_UTF8_HPP
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
 
 #include "gguf/version.hpp"
 
@@ -40,6 +42,31 @@ constexpr utf8_step utf8_next(const unsigned char* p, std::size_t n) noexcept {
   std::size_t k = 1;
   while (k < len && k < n && p[k] >= (k == 1 ? lo : 0x80u) && p[k] <= (k == 1 ? hi : 0xBFu)) ++k;
   return {k, k == len};
+}
+
+/**
+ * Appends the UTF-8 of `cp` to `out`: any value up to U+10FFFF, surrogates included (ED A0 80 for
+ * U+D800, as Python and llama.cpp encode them); above U+10FFFF it appends nothing and returns false.
+ */
+inline bool append_utf8(std::string& out, char32_t cp) {
+  const auto byte = [](std::uint32_t v) { return static_cast<char>(static_cast<unsigned char>(v)); };
+  const std::uint32_t c = cp;
+  if (c <= 0x7F) {
+    out.push_back(byte(c));
+  } else if (c <= 0x7FF) {
+    const char s[2] = {byte(0xC0 | (c >> 6)), byte(0x80 | (c & 0x3F))};
+    out.append(s, 2);
+  } else if (c <= 0xFFFF) {
+    const char s[3] = {byte(0xE0 | (c >> 12)), byte(0x80 | ((c >> 6) & 0x3F)), byte(0x80 | (c & 0x3F))};
+    out.append(s, 3);
+  } else if (c <= 0x10FFFF) {
+    const char s[4] = {byte(0xF0 | (c >> 18)), byte(0x80 | ((c >> 12) & 0x3F)), byte(0x80 | ((c >> 6) & 0x3F)),
+                       byte(0x80 | (c & 0x3F))};
+    out.append(s, 4);
+  } else {
+    return false;
+  }
+  return true;
 }
 
 }  // namespace detail

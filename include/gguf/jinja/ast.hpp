@@ -96,7 +96,8 @@ struct node {
   op oper = op::add;       ///< unary, binary, logical: the operator
   bool flag = false;       ///< for_loop: recursive; if_stmt: an elif
   /// macro, call_block: 1 its body names `varargs`, 2 `kwargs`, 4 `caller`; for_loop: 8 its body defines a
-  /// macro or call block (its scopes must outlive an iteration)
+  /// macro or call block (its scopes must outlive an iteration); getattr: 1 when the name is no dict
+  /// method (a dict's item is looked up first)
   std::uint8_t extra = 0;
   std::uint32_t line = 0;                ///< the template line it starts on
   std::uint32_t sym = 0;                 ///< name, macro, nsref: the symbol

@@ -789,6 +789,7 @@ inline bool renderer::binary(op o, const value& a, const value& b, value& out) {
       if (a.type == vt::string && b.type == vt::string) {
         // Markup + str escapes the str (markupsafe's __add__ and __radd__): the sum is Markup
         const bool ma = a.x == 1, mb = b.x == 1;
+        if (!ma && !mb) return make_concat(a.str(), b.str(), out);
         std::string s;
         s.reserve(a.len + b.len);
         if (mb && !ma)
@@ -952,6 +953,29 @@ inline bool renderer::to_json(const value& v, std::string& out, const std::strin
     out += '"';
     static constexpr char hex[] = "0123456789abcdef";
     for (std::size_t i = 0; i < s.size(); ++i) {
+      // a run that needs no escape, appended at once: found 8 bytes at a time (a byte below 0x20, a quote
+      // or a backslash, or with ensure_ascii one of 0x80 and above, ends it)
+      std::size_t run = i;
+      constexpr std::uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+      const std::uint64_t ascii_mask = ensure_ascii_ ? highs : 0;
+      while (run + 8 <= s.size()) {
+        std::uint64_t x = 0;
+        std::memcpy(&x, s.data() + run, 8);
+        const auto zero_byte = [&](std::uint64_t y) { return (y - ones) & ~y & highs; };
+        const std::uint64_t below_space = (x - 0x20 * ones) & ~x & highs;
+        if ((below_space | zero_byte(x ^ (0x22 * ones)) | zero_byte(x ^ (0x5C * ones)) | (x & ascii_mask)) != 0) break;
+        run += 8;
+      }
+      while (run < s.size()) {
+        const auto b = static_cast<unsigned char>(s[run]);
+        if (b < 0x20 || b == '"' || b == '\\' || (b >= 0x80 && ensure_ascii_)) break;
+        ++run;
+      }
+      if (run > i) {
+        out.append(s.substr(i, run - i));
+        i = run - 1;
+        continue;
+      }
       const auto c = static_cast<unsigned char>(s[i]);
       switch (c) {
         case '"': out += "\\\""; break;
@@ -1026,9 +1050,11 @@ inline bool renderer::to_json(const value& v, std::string& out, const std::strin
         out += "{}";
         return true;
       }
-      std::vector<std::uint32_t> keys(d->size);
-      for (std::uint32_t k = 0; k < d->size; ++k) keys[k] = k;
+      // the members in insertion order, or sorted (only then is an order of indices made)
+      std::vector<std::uint32_t> keys;
       if (sort_keys) {
+        keys.resize(d->size);
+        for (std::uint32_t k = 0; k < d->size; ++k) keys[k] = k;
         for (std::uint32_t k = 1; k < d->size; ++k) {
           const order o = compare(d->keys[0], d->keys[k]);
           if (o == order::too_deep) return too_deep_value();
@@ -1042,11 +1068,10 @@ inline bool renderer::to_json(const value& v, std::string& out, const std::strin
         });
       }
       out += '{';
-      bool first = true;
-      for (const std::uint32_t k : keys) {
+      for (std::uint32_t i = 0; i < d->size; ++i) {
+        const std::uint32_t k = sort_keys ? keys[i] : i;
         const value& key = d->keys[k];
-        if (!first) out += item_sep;
-        first = false;
+        if (i) out += item_sep;
         if (indent) newline(level + 1);
         switch (key.type) {
           case vt::string: string(key.str()); break;

@@ -93,10 +93,8 @@ GGUF_CHAT_ENGINE_INLINE std::shared_ptr<const compiled_template> compile_chat_te
   return t;
 }
 
-// NOLINTNEXTLINE(misc-definitions-in-headers): inline, or in gguf::chat's one file
-GGUF_CHAT_ENGINE_INLINE bool render_chat_template(const compiled_template& t, const json& context,
-                                                  const render_options& options, std::string& out,
-                                                  jinja::error_info& err) {
+// The clock of a render: the caller's, or the current local time.
+inline std::tm render_clock(const render_options& options) noexcept {
   std::tm now{};
   if (options.now) {
     now = *options.now;
@@ -108,15 +106,49 @@ GGUF_CHAT_ENGINE_INLINE bool render_chat_template(const compiled_template& t, co
     localtime_r(&clock, &now);
 #endif
   }
+  return now;
+}
+
+/**
+ * One render of a compiled template whose variables the caller makes itself, on the renderer, with its
+ * `make_*` and binds with `bind`: how a caller with values of its own (pygguf's Python objects) renders
+ * without a `json` in between. Header-only: a program that renders through it compiles the engine.
+ */
+class render_session {
+ public:
+  /// A render of `t` (made by compile_chat_template) with `options`; failures are reported in `err`,
+  /// which must outlive the session.
+  render_session(const compiled_template& t, const render_options& options, jinja::error_info& err)
+      : r_(static_cast<const compiled_program&>(t).program,  // NOLINT(cppcoreguidelines-pro-type-static-cast-downcast)
+           options.limits, render_clock(options), err),
+        err_(err) {}
+
+  /// The renderer, to make and bind the variables on.
+  jinja::renderer& renderer() noexcept { return r_; }
+
+  /// Renders into `out` (appended); false with the error set, by the render or by making the variables.
+  bool run(std::string& out) {
+    if (err_.type != jinja::error_info::kind::none) return false;
+    if (out.capacity() - out.size() < 2048) out.reserve(out.size() + 2048);  // a prompt's usual size, grown once
+    return r_.run(out);
+  }
+
+ private:
+  jinja::renderer r_;
+  jinja::error_info& err_;
+};
+
+// NOLINTNEXTLINE(misc-definitions-in-headers): inline, or in gguf::chat's one file
+GGUF_CHAT_ENGINE_INLINE bool render_chat_template(const compiled_template& t, const json& context,
+                                                  const render_options& options, std::string& out,
+                                                  jinja::error_info& err) {
   if (context.type() != json::kind::object) {
     err.type = jinja::error_info::kind::type;
     err.message = "the context must be a JSON object";
     return false;
   }
-  // every compiled_template is made by compile_chat_template, as a compiled_program
-  const auto& program =
-      static_cast<const compiled_program&>(t).program;  // NOLINT(cppcoreguidelines-pro-type-static-cast-downcast)
-  jinja::renderer r(program, options.limits, now);
+  render_session session(t, options, err);
+  jinja::renderer& r = session.renderer();
   for (const auto& [key, v] : context.members()) {
     jinja::value x;
     if (!convert_context(r, v, x, 0, err)) return false;
@@ -127,7 +159,7 @@ GGUF_CHAT_ENGINE_INLINE bool render_chat_template(const compiled_template& t, co
     if (!context.find("documents")) r.bind("documents", jinja::value::none());
     if (!context.find("add_generation_prompt")) r.bind("add_generation_prompt", jinja::value::boolean(false));
   }
-  return r.run(out, err);
+  return session.run(out);
 }
 
 }  // namespace GGUF_CHAT_ENGINE_NAMESPACE

@@ -514,7 +514,7 @@ class lexer {
   bool string_literal() {
     const char q = s_[pos_];
     std::size_t k = pos_ + 1;
-    while (k < s_.size() && s_[k] != q) k += s_[k] == '\\' ? 2 : 1;
+    while (k < s_.size() && s_[k] != q) k += s_[k] == '\\' ? std::size_t{2} : std::size_t{1};
     if (k >= s_.size()) {
       std::size_t len = 0;
       (void)py::decode_at(s_, pos_, len);

@@ -9,6 +9,8 @@
  * `continue`. Names become symbol numbers of the template's table.
  */
 
+#include <algorithm>
+#include <iterator>
 #include <deque>
 #include <string>
 #include <string_view>
@@ -929,6 +931,15 @@ class parser {
     }
   }
 
+  // `x.name` of a dict is the dict's item `name` unless a dict method or Python's internals are named:
+  // such a getattr (extra 1) skips the method lookup
+  static bool dict_member_name(std::string_view name) noexcept {
+    static constexpr std::string_view methods[] = {"get",   "items", "keys",    "values",     "copy",
+                                                   "clear", "pop",   "popitem", "setdefault", "update"};
+    if (name.size() >= 2 && name[0] == '_' && name[1] == '_') return false;
+    return std::ranges::find(methods, name) == std::end(methods);
+  }
+
   bool parse_subscript(const node*& n) {
     const token& t = next();
     if (t.type == tok::dot) {
@@ -938,6 +949,7 @@ class parser {
         node* g = make(nk::getattr, t.line);
         g->a = n;
         g->text = attr.text;
+        g->extra = dict_member_name(attr.text) ? 1 : 0;
         n = g;
         return true;
       }

@@ -40,15 +40,15 @@ enum class global_fn : std::uint8_t {
 
 /// Jinja2 3.1's filters (and transformers' tojson), as the compiler checks names against them.
 inline constexpr std::string_view filter_names[] = {
-      "abs",       "attr",       "batch",       "capitalize", "center",  "count",
-      "d",         "default",    "dictsort",    "e",          "escape",  "filesizeformat",
-      "first",     "float",      "forceescape", "format",     "groupby", "indent",
-      "int",       "join",       "last",        "length",     "list",    "lower",
-      "items",     "map",        "min",         "max",        "pprint",  "random",
-      "reject",    "rejectattr", "replace",     "reverse",    "round",   "safe",
-      "select",    "selectattr", "slice",       "sort",       "string",  "striptags",
-      "sum",       "title",      "trim",        "truncate",   "unique",  "upper",
-      "urlencode", "urlize",     "wordcount",   "wordwrap",   "xmlattr", "tojson"};
+    "abs",       "attr",       "batch",       "capitalize", "center",  "count",
+    "d",         "default",    "dictsort",    "e",          "escape",  "filesizeformat",
+    "first",     "float",      "forceescape", "format",     "groupby", "indent",
+    "int",       "join",       "last",        "length",     "list",    "lower",
+    "items",     "map",        "min",         "max",        "pprint",  "random",
+    "reject",    "rejectattr", "replace",     "reverse",    "round",   "safe",
+    "select",    "selectattr", "slice",       "sort",       "string",  "striptags",
+    "sum",       "title",      "trim",        "truncate",   "unique",  "upper",
+    "urlencode", "urlize",     "wordcount",   "wordwrap",   "xmlattr", "tojson"};
 
 /// Whether `n` is one of `filter_names`.
 inline bool is_filter_name(std::string_view n) noexcept {
@@ -57,11 +57,11 @@ inline bool is_filter_name(std::string_view n) noexcept {
 
 /// Jinja2 3.1's tests.
 inline constexpr std::string_view test_names[] = {
-      "odd",     "even",   "divisibleby", "defined",  "undefined", "filter", "test",    "none",
-      "boolean", "false",  "true",        "integer",  "float",     "lower",  "upper",   "string",
-      "mapping", "number", "sequence",    "iterable", "callable",  "sameas", "escaped", "in",
-      "==",      "eq",     "equalto",     "!=",       "ne",        ">",      "gt",      "greaterthan",
-      ">=",      "ge",     "<",           "lt",       "lessthan",  "<=",     "le"};
+    "odd",     "even",   "divisibleby", "defined",  "undefined", "filter", "test",    "none",
+    "boolean", "false",  "true",        "integer",  "float",     "lower",  "upper",   "string",
+    "mapping", "number", "sequence",    "iterable", "callable",  "sameas", "escaped", "in",
+    "==",      "eq",     "equalto",     "!=",       "ne",        ">",      "gt",      "greaterthan",
+    ">=",      "ge",     "<",           "lt",       "lessthan",  "<=",     "le"};
 
 /// Whether `n` is one of `test_names`.
 inline bool is_test_name(std::string_view n) noexcept {

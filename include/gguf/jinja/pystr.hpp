@@ -13,6 +13,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -49,23 +50,7 @@ inline char32_t decode_at(std::string_view s, std::size_t i, std::size_t& len) n
 }
 
 /// Appends the UTF-8 of `c` (surrogates included, as their three-byte forms).
-inline void append(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
-}
+inline void append(std::string& out, char32_t c) { gguf::detail::append_utf8(out, c); }
 
 /// True when every byte of `s` is ASCII (then code points are bytes).
 inline bool is_ascii(std::string_view s) noexcept {
@@ -80,6 +65,14 @@ inline bool is_ascii(std::string_view s) noexcept {
 inline bool is_utf8(std::string_view s) noexcept {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   for (std::size_t i = 0; i < s.size();) {
+    if (i + 8 <= s.size()) {  // ASCII 8 bytes at a time
+      std::uint64_t x = 0;
+      std::memcpy(&x, p + i, 8);
+      if ((x & 0x8080808080808080u) == 0) {
+        i += 8;
+        continue;
+      }
+    }
     if (p[i] < 0x80) {
       ++i;
       continue;

@@ -138,18 +138,29 @@ enum class meth : std::uint8_t {
  */
 class renderer {
  public:
-  /// A renderer of `p`, within `l`, with `now` for strftime_now.
-  renderer(const program& p, const limits& l, const std::tm& now)
-      : p_(p), limits_(l), now_(now), start_(std::chrono::steady_clock::now()) {
+  /// A renderer of `p`, within `l`, with `now` for strftime_now. Every failure from here on, making the
+  /// context's values included, is reported in `err` (which must outlive the renderer); the time limit
+  /// counts from now.
+  renderer(const program& p, const limits& l, const std::tm& now, error_info& err)
+      : p_(p), limits_(l), now_(now), err_(&err), start_(std::chrono::steady_clock::now()) {
     arena_.set_limit(l.max_memory);
-    ctx_.assign(p.symbols.size(), value::undefined());
-    ctx_set_.assign(p.symbols.size(), 0);
+    // the context's slots, one a symbol, in the arena
+    const std::size_t n = p.symbols.size();
+    ctx_ = static_cast<value*>(arena_.allocate(std::max<std::size_t>(n, 1) * sizeof(value)));
+    ctx_set_ = static_cast<std::uint8_t*>(arena_.allocate(std::max<std::size_t>(n, 1)));
+    if (!ctx_ || !ctx_set_) {
+      ctx_ = nullptr;
+      out_of_memory();  // run() then reports it
+      return;
+    }
+    for (std::size_t k = 0; k < n; ++k) new (&ctx_[k]) value(value::undefined());
+    std::memset(ctx_set_, 0, n);
   }
 
   /// Binds a context variable (a name the template never uses is ignored).
   void bind(std::string_view name, value v) {
     const std::int64_t s = p_.symbols.find(name);
-    if (s < 0) return;
+    if (s < 0 || !ctx_) return;
     ctx_[static_cast<std::size_t>(s)] = v;
     ctx_set_[static_cast<std::size_t>(s)] = 1;
   }
@@ -157,12 +168,11 @@ class renderer {
   /// The arena values of the context are made in.
   arena& memory() noexcept { return arena_; }
 
-  /// Renders the template into `out`; false with `err` set on a failure (`out` then holds part of it).
-  bool run(std::string& out, error_info& err) {
-    start_ = std::chrono::steady_clock::now();
+  /// Renders the template into `out`; false with the error set on a failure (`out` then holds part of it).
+  bool run(std::string& out) {
+    if (err_->type != error_info::kind::none) return false;  // the context failed to build
     stack_ = stack_budget(limits_.max_stack);
     out_ = &out;
-    err_ = &err;
     frame root;
     const flow f = exec(p_.body, &root);
     return f != flow::fail;
@@ -230,9 +240,13 @@ class renderer {
   limits limits_;
   std::tm now_;
   arena arena_;
-  std::vector<value> ctx_;
-  std::vector<char> ctx_set_;
+  value* ctx_ = nullptr;             // the context's value of each symbol (arena)
+  std::uint8_t* ctx_set_ = nullptr;  // whether the context gives it
   std::string* out_ = nullptr;
+  // Text built before it is copied into the arena or written: used as a stack (each use appends after
+  // what an enclosing use holds and cuts back to where it began), so that nested uses cannot clobber
+  // each other and a render allocates it once rather than a string per concatenation or message.
+  std::string scratch_;
   error_info* err_ = nullptr;
   std::uint64_t steps_ = 0;
   std::uint32_t depth_ = 0;
@@ -282,12 +296,13 @@ class renderer {
     return bytes <= limits_.max_output || fail(error_info::kind::limit, "a string larger than the output limit");
   }
   // work in proportion to `units` (items gone through, or 4 KiB of text): counted as steps, the clock
-  // read every 16 of them, so that no single filter or method outruns the limits by much
+  // read every 256 of them (a few microseconds of work; a read costs as much as 20 steps), so that no
+  // single filter or method outruns the limits by much
   bool charge(std::uint64_t units) {
     const std::uint64_t before = steps_;
     steps_ += units;
     if (steps_ > limits_.max_steps) return fail(error_info::kind::limit, "the render takes more steps than its limit");
-    if ((before >> 4) != (steps_ >> 4) && std::chrono::steady_clock::now() - start_ > limits_.max_time) {
+    if ((before >> 8) != (steps_ >> 8) && std::chrono::steady_clock::now() - start_ > limits_.max_time) {
       return fail(error_info::kind::limit, "the render takes longer than its time limit");
     }
     return true;
@@ -339,28 +354,56 @@ class renderer {
   }
 
   bool make_string(const std::string& s, value& out) { return make_string(std::string_view(s), out); }
+  // `a` and `b` as one string of the arena (no string in between)
+  bool make_concat(std::string_view a, std::string_view b, value& out) {
+    const std::size_t n = a.size() + b.size();
+    if (n > limits_.max_output) return fail(error_info::kind::limit, "a string larger than the output limit");
+    if (n >= 4096 && !charge(n >> 12)) return false;
+    char* p = static_cast<char*>(arena_.allocate(n + 1));
+    if (!p) return out_of_memory();
+    if (!a.empty()) std::memcpy(p, a.data(), a.size());
+    if (!b.empty()) std::memcpy(p + a.size(), b.data(), b.size());
+    out = value::string(std::string_view(p, n));
+    return true;
+  }
+  // the end of scratch_ from `base` as a string of the arena; scratch_ cut back to `base`
+  bool make_string_from_scratch(std::size_t base, value& out) {
+    const bool ok = make_string(std::string_view(scratch_).substr(base), out);
+    scratch_.resize(base);
+    return ok;
+  }
 
   // An Undefined carrying Jinja2's message.
-  value undefined_msg(const std::string& msg, bool security = false) {
+  value undefined_msg(std::string_view msg, bool security = false) {
     value v;
     if (!make_string(msg, v)) return value::undefined();
     return value::undefined(v.str(), security);
   }
   // "'dict object' has no attribute 'x'" (a str name) or "dict object has no element 5"
   value missing(const value& obj, const value& name) {
-    std::string msg;
+    const std::size_t base = scratch_.size();
+    std::string& msg = scratch_;
     const auto obj_repr = [&] {
-      if (obj.type == vt::none) return std::string("None");
-      return std::string(type_name(obj)) + " object";
+      if (obj.type == vt::none) {
+        msg += "None";
+      } else {
+        msg += type_name(obj);
+        msg += " object";
+      }
     };
     if (name.type == vt::string) {
-      msg = "'" + obj_repr() + "' has no attribute ";
+      msg += '\'';
+      obj_repr();
+      msg += "' has no attribute ";
       py::append_repr(msg, name.str());
     } else {
-      msg = obj_repr() + " has no element ";
+      obj_repr();
+      msg += " has no element ";
       if (!append_repr(msg, name)) msg += "(a value nested too deeply to print)";
     }
-    return undefined_msg(msg);
+    const value v = undefined_msg(std::string_view(msg).substr(base));
+    msg.resize(base);
+    return v;
   }
 
   // ---- scopes -------------------------------------------------------------------------------------
@@ -417,10 +460,13 @@ class renderer {
     if (ctx_set_[sym]) return ctx_[sym];
     if (p_.globals[sym] != global_fn::none)
       return value::object(vt::function, nullptr, static_cast<std::uint8_t>(p_.globals[sym]));
-    std::string msg = "'";
-    msg += p_.symbols.name(sym);
-    msg += "' is undefined";
-    return undefined_msg(msg);
+    const std::size_t base = scratch_.size();
+    scratch_ += '\'';
+    scratch_ += p_.symbols.name(sym);
+    scratch_ += "' is undefined";
+    const value v = undefined_msg(std::string_view(scratch_).substr(base));
+    scratch_.resize(base);
+    return v;
   }
 
   // ---- statements ---------------------------------------------------------------------------------
@@ -517,10 +563,14 @@ class renderer {
 
   bool print(const value& v) {
     if (v.type == vt::string && !autoescape_) return write(v.str());
-    std::string s;
-    if (!str_to(s, v)) return false;
-    if (autoescape_) s = escape_html(s);
-    return write(s);
+    const std::size_t base = scratch_.size();
+    bool ok = str_to(scratch_, v);
+    if (ok) {
+      const std::string_view s = std::string_view(scratch_).substr(base);
+      ok = autoescape_ ? write(escape_html(s)) : write(s);
+    }
+    scratch_.resize(base);
+    return ok;
   }
 
   flow exec_output(const node* n, frame* f) {
@@ -668,11 +718,19 @@ class renderer {
 
   // ---- expressions --------------------------------------------------------------------------------
 
+  // The leaves (most of what is evaluated) here, in a function small enough to cost no frame; the rest,
+  // recursing, in eval_node behind the stack check.
   bool eval(const node* n, frame* f, value& out) {
-    if (too_deep()) return false;
     switch (n->kind) {
       case nk::constant: return constant(n, out);
       case nk::name: out = lookup(f, n->sym); return true;
+      default: return eval_node(n, f, out);
+    }
+  }
+
+  bool eval_node(const node* n, frame* f, value& out) {
+    if (too_deep()) return false;
+    switch (n->kind) {
       case nk::tuple:
       case nk::list: {
         if (!make_list(n->items.size(), out, n->kind == nk::tuple ? vt::tuple : vt::list)) return false;
@@ -695,6 +753,12 @@ class renderer {
         value obj, name;
         if (!eval(n->a, f, obj)) return false;
         name = value::string(n->text);
+        if (n->extra == 1 && obj.type == vt::dict) {  // a message's .role: no method has the name
+          if (const value* v = find_key(obj.dict(), name)) {
+            out = *v;
+            return true;
+          }
+        }
         return get_attr(obj, name, out);
       }
       case nk::getitem: {
@@ -747,13 +811,19 @@ class renderer {
         return eval(n->b, f, out);
       }
       case nk::concat: {
-        std::string s;
+        const std::size_t base = scratch_.size();
         for (const node* item : n->items) {
           value v;
-          if (!eval(item, f, v) || !str_to(s, v)) return false;
-          if (s.size() > limits_.max_output) return write(s);
+          if (!eval(item, f, v) || !str_to(scratch_, v)) {
+            scratch_.resize(base);
+            return false;
+          }
+          if (scratch_.size() - base > limits_.max_output) {
+            scratch_.resize(base);
+            return fail(error_info::kind::limit, "the render writes more than its output limit");
+          }
         }
-        return make_string(s, out);
+        return make_string_from_scratch(base, out);
       }
       case nk::compare: {
         value left;

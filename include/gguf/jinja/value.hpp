@@ -10,6 +10,7 @@
  * and ordering follow Python.
  */
 
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
@@ -215,7 +216,14 @@ struct cycler_object {
  */
 class arena {
  public:
-  arena() = default;
+  // first_ is left unwritten: every byte handed out is written before it is read, and zeroing 3 KiB would
+  // cost every render. next_ and left_ are set in the body: GCC 12 takes first_.data() in a member
+  // initializer for a read of the uninitialized array.
+  // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init)
+  arena() noexcept {
+    next_ = first_.data();  // NOLINT(cppcoreguidelines-prefer-member-initializer)
+    left_ = first_.size();  // NOLINT(cppcoreguidelines-prefer-member-initializer)
+  }
   arena(const arena&) = delete;
   arena& operator=(const arena&) = delete;
   arena(arena&&) = delete;
@@ -227,8 +235,9 @@ class arena {
     n = (n + 15) & ~std::size_t{15};
     if (n > limit_ || used_ > limit_ - n) return nullptr;
     if (n > left_) {
-      const std::size_t chunk = std::max<std::size_t>(n, std::max<std::size_t>(std::size_t{4} << 10, last_ * 2));
-      chunks_.push_back(std::make_unique<std::byte[]>(chunk + 16));
+      const std::size_t chunk = std::max<std::size_t>(n, std::max<std::size_t>(std::size_t{8} << 10, last_ * 2));
+      chunks_.push_back(
+          std::unique_ptr<std::byte[]>(new std::byte[chunk + 16]));  // not zeroed: a render writes before it reads
       const auto addr = reinterpret_cast<std::uintptr_t>(chunks_.back().get());
       next_ = chunks_.back().get() + ((16 - addr % 16) % 16);
       left_ = chunk;
@@ -246,6 +255,8 @@ class arena {
   void set_limit(std::size_t limit) noexcept { limit_ = limit; }
 
  private:
+  // the first bytes in the object itself: a small template's render allocates nothing from the heap
+  alignas(16) std::array<std::byte, 3072> first_;
   std::vector<std::unique_ptr<std::byte[]>> chunks_;
   std::byte* next_ = nullptr;
   std::size_t left_ = 0, used_ = 0, last_ = 0, limit_ = ~std::size_t{0};
@@ -481,6 +492,14 @@ inline std::int64_t find_index(const dict_object* d, const value& key) noexcept 
       if (slot == 0) return -1;
       if (equal(d->keys[slot - 1], key, 0) == same::yes) return slot - 1;
     }
+  }
+  if (key.type == vt::string) {  // the common case, a str key: only a str of its length can equal it
+    for (std::uint32_t k = 0; k < d->size; ++k) {
+      const value& x = d->keys[k];
+      if (x.type == vt::string && x.len == key.len && (key.len == 0 || std::memcmp(x.u.s, key.u.s, key.len) == 0))
+        return k;
+    }
+    return -1;
   }
   for (std::uint32_t k = 0; k < d->size; ++k)
     if (equal(d->keys[k], key, 0) == same::yes) return k;

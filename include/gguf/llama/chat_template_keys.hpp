@@ -16,7 +16,7 @@ inline constexpr std::string_view chat_template_key = "tokenizer.chat_template";
 
 /// One chat template in a model's metadata: a view into the metadata table.
 struct chat_template_entry {
-  std::string_view name;               ///< "" for `tokenizer.chat_template`, else NAME
+  std::string_view name;                  ///< "" for `tokenizer.chat_template`, else NAME
   const metadata_entry* entry = nullptr;  ///< its metadata entry (whose value may not be a string)
 };
 

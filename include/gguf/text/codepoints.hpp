@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "gguf/detail/utf8.hpp"
 #include "gguf/version.hpp"
 
 GGUF_BEGIN_NAMESPACE
@@ -108,26 +109,7 @@ inline void decode_utf8(std::string_view text, std::vector<char32_t>& out, above
  * std::invalid_argument("invalid codepoint"), it appends nothing and returns false; such values come
  * from decoding F4 90.. to F7 BF BF BF, so a caller copying llama.cpp must decide what its throw means.
  */
-inline bool append_utf8(std::string& out, char32_t cp) {
-  const auto byte = [](std::uint32_t v) { return static_cast<char>(static_cast<unsigned char>(v)); };
-  const std::uint32_t c = cp;
-  if (c <= 0x7F) {
-    out.push_back(byte(c));
-  } else if (c <= 0x7FF) {
-    const char s[2] = {byte(0xC0 | (c >> 6)), byte(0x80 | (c & 0x3F))};
-    out.append(s, 2);
-  } else if (c <= 0xFFFF) {
-    const char s[3] = {byte(0xE0 | (c >> 12)), byte(0x80 | ((c >> 6) & 0x3F)), byte(0x80 | (c & 0x3F))};
-    out.append(s, 3);
-  } else if (c <= 0x10FFFF) {
-    const char s[4] = {byte(0xF0 | (c >> 18)), byte(0x80 | ((c >> 12) & 0x3F)), byte(0x80 | ((c >> 6) & 0x3F)),
-                       byte(0x80 | (c & 0x3F))};
-    out.append(s, 4);
-  } else {
-    return false;
-  }
-  return true;
-}
+inline bool append_utf8(std::string& out, char32_t cp) { return gguf::detail::append_utf8(out, cp); }
 
 /**
  * The length of the sequence a byte starts, from its high four bits alone, as llama.cpp's

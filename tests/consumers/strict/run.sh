@@ -45,6 +45,14 @@ for cxx in "${compilers[@]}"; do
   done
   compile "$cxx ${strict[*]} dispatch select" "$cxx" "${strict[@]}" -DGGUF_DISPATCH_X86 -DGGUF_DISPATCH_AVX2 \
     -DGGUF_DISPATCH_AVX512BW -DGGUF_DISPATCH_AVX512BF16 -I"$root/include" -c "$root/src/dispatch/select.cpp"
+  # The chat-template engine and the tokenizer (not in the umbrella): header-only, and as gguf::chat's
+  # library builds the engine's one file.
+  for arch in "" "-march=native -fno-exceptions -fno-rtti"; do
+    # shellcheck disable=SC2086
+    compile "$cxx ${strict[*]} $arch chat templates" "$cxx" "${strict[@]}" $arch -I"$root/include" \
+      -c "$root/tests/consumers/strict/chat.cpp"
+  done
+  compile "$cxx ${strict[*]} gguf::chat" "$cxx" "${strict[@]}" -I"$root/include" -c "$root/src/chat/chat_template.cpp"
 done
 wait
 failed=0
