@@ -455,7 +455,8 @@ TEST_CASE("compare_tensors over data sources: parts of whole blocks of both type
   const auto tf = test::parse(tb);
   REQUIRE(tf);
   const auto ts = tf->tensors();
-  for (const auto& [a, b] : {std::pair{0, 0}, std::pair{0, 1}, std::pair{0, 2}, std::pair{2, 0}}) {
+  for (const std::pair<int, int>& pair : {std::pair{0, 0}, std::pair{0, 1}, std::pair{0, 2}, std::pair{2, 0}}) {
+    const int a = pair.first, b = pair.second;  // not a structured binding: clang 14 cannot capture one
     CAPTURE(a);
     CAPTURE(b);
     const gguf::tensor_info &x = ts[static_cast<std::size_t>(a)], &y = ts[static_cast<std::size_t>(b)];
