@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The three ways users consume gguf, each building examples/gguf-load.cpp and loading the same model:
-#   installed     find_package(gguf CONFIG) after `cmake --install`; gguf::dispatch from the shipped sources
+#   installed     find_package(gguf CONFIG) after `cmake --install`; gguf::dispatch and gguf::chat from the
+#                 shipped sources (a template rendered through gguf::chat)
 #   fetchcontent  FetchContent_Declare(gguf SOURCE_DIR ...): nothing but gguf::gguf, no flags added
 #   recipe        the README's FetchContent recipe as written, GIT_REPOSITORY pointed at a clone
 #   pkg-config    c++ $(pkg-config --cflags --libs gguf)
@@ -21,7 +22,8 @@ cmake -S "$root" -B "$work/gguf" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGGUF_BUIL
   -DGGUF_BUILD_EXAMPLES=OFF -DGGUF_BUILD_BENCHMARKS=OFF -DGGUF_BUILD_PYTHON=OFF -DGGUF_INSTALL=ON > /dev/null
 cmake --install "$work/gguf" --prefix "$work/prefix" > /dev/null
 for f in include/gguf/gguf.hpp share/cmake/gguf/ggufConfig.cmake share/cmake/gguf/ggufConfigVersion.cmake \
-         share/cmake/gguf/gguf_dispatch.cmake share/cmake/gguf/dispatch/select.cpp share/pkgconfig/gguf.pc; do
+         share/cmake/gguf/gguf_dispatch.cmake share/cmake/gguf/dispatch/select.cpp share/cmake/gguf/gguf_chat.cmake \
+         share/cmake/gguf/chat/chat_template.cpp share/pkgconfig/gguf.pc; do
   [[ -f "$work/prefix/$f" ]] || { echo "not installed: $f"; exit 1; }
 done
 
@@ -35,9 +37,12 @@ check() {  # check NAME BINARY: the last line (the checksum) must match the firs
 
 echo "-- find_package"
 cmake -S "$root/tests/consumers/installed" -B "$work/installed" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$work/prefix" -DEXAMPLE="$example" > /dev/null
+  -DCMAKE_PREFIX_PATH="$work/prefix" -DEXAMPLE="$example" -DCHAT_EXAMPLE="$root/bench/compile_cost/chat.cpp" > /dev/null
 cmake --build "$work/installed" > /dev/null
 check installed "$work/installed/gguf-load"
+chat=$("$work/installed/chat-render" "{{ messages[0].content|upper }}" '{"messages": [{"content": "hi"}]}')
+echo "installed+chat: $chat"
+[[ "$chat" == "HI" ]] || { echo "gguf::chat from the installed package rendered '$chat'"; exit 1; }
 check installed+dispatch "$work/installed/gguf-load-dispatch"
 
 echo "-- FetchContent"
