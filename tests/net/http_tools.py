@@ -162,6 +162,21 @@ def limited():
         resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
 
 
+_address_limit = None
+
+
+def address_limit_applies():
+    """Whether the tools run under `limited`: not when they are built with AddressSanitizer, which reserves
+    terabytes of address space for its shadow memory at start; there the resident-memory check alone
+    bounds them."""
+    global _address_limit
+    if _address_limit is None:
+        p = subprocess.run([os.path.join(TOOLS, "gguf-dump"), "--version"], capture_output=True,
+                           preexec_fn=limited if resource else None)
+        _address_limit = resource is not None and p.returncode == 0
+    return _address_limit
+
+
 def peak_memory_kib(pid):
     """The peak resident memory of a running process (Linux), or None."""
     try:
@@ -178,7 +193,7 @@ def stopped_while_working(args, what, progress):
     """Runs a tool that would work for hours in 1 GiB of address space; `progress()` says when it has got
     on. Then SIGTERM: it must still be running, with bounded memory, and end as the tools end on SIGTERM."""
     p = subprocess.Popen([os.path.join(TOOLS, args[0])] + args[1:], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, preexec_fn=limited if resource else None)
+                         stderr=subprocess.PIPE, preexec_fn=limited if address_limit_applies() else None)
     start = time.monotonic()
     while p.poll() is None and not progress() and time.monotonic() - start < 60:
         time.sleep(0.1)
