@@ -319,9 +319,10 @@ TEST_CASE("open_model: a shard set that is not one model is refused, naming the 
     REQUIRE(other.size() == 2);
     refused(dir / "named", errc::bad_shards, "shard sets of several counts have this prefix");
     check_model(other[1], 2);  // by a shard's name there is no doubt
-                               // nothing of that name, nor shards named after it: what `open` says of a missing file
+
+    // nothing of that name, nor shards named after it: what `open` says of a missing file, in the system's words
 #ifdef _WIN32
-    refused(dir / "nothing", errc::io_error, "cannot open file: File not found");  // the system's words
+    refused(dir / "nothing", errc::io_error, "cannot open file: File not found");
 #else
     refused(dir / "nothing", errc::io_error, "cannot open file: No such file or directory");
 #endif
