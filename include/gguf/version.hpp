@@ -38,6 +38,16 @@
   }                        \
   }
 
+/// Keeps a function out of line: a hot function's rare path (a new arena chunk, an undefined name's
+/// message), so that the common path stays small enough to inline.
+#if defined(__GNUC__) || defined(__clang__)
+#define GGUF_NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define GGUF_NOINLINE __declspec(noinline)
+#else
+#define GGUF_NOINLINE
+#endif
+
 /// Exceptions are optional: `result<T>::value()` throws `gguf::gguf_error` when they are on, and aborts
 /// when they are off. Override by defining GGUF_EXCEPTIONS to 0 or 1 before including any gguf header.
 #ifndef GGUF_EXCEPTIONS

@@ -5,11 +5,11 @@
 #include <gguf/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <ctime>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -49,9 +49,12 @@ struct bad_value {
   std::vector<std::string> path;
 };
 
-// A str's UTF-8 (CPython keeps it in the object: no encoding after the first time). A str with lone
-// surrogates has none: the library renders UTF-8 only.
+// A str's UTF-8 (CPython keeps it in the object: no encoding after the first time; an ASCII str's
+// characters are its UTF-8). A str with lone surrogates has none: the library renders UTF-8 only.
 std::string_view utf8_of(PyObject* s) {
+  if (PyUnicode_IS_COMPACT_ASCII(s)) {
+    return {static_cast<const char*>(PyUnicode_DATA(s)), static_cast<std::size_t>(PyUnicode_GET_LENGTH(s))};
+  }
   Py_ssize_t n = 0;
   const char* p = PyUnicode_AsUTF8AndSize(s, &n);
   if (!p) {
@@ -61,27 +64,100 @@ std::string_view utf8_of(PyObject* s) {
   return {p, static_cast<std::size_t>(n)};
 }
 
+// A stack of pointers whose first N live in the object: a small context's conversion allocates none.
+template <std::size_t N>
+class small_stack {
+ public:
+  small_stack() = default;
+  small_stack(const small_stack&) = delete;
+  small_stack& operator=(const small_stack&) = delete;
+  small_stack(small_stack&&) = delete;
+  small_stack& operator=(small_stack&&) = delete;
+  void push(PyObject* p) {
+    if (size_ < N) {
+      inline_[size_] = p;
+    } else {
+      more_.push_back(p);
+    }
+    ++size_;
+  }
+  void pop() noexcept {
+    if (size_ > N) more_.pop_back();
+    --size_;
+  }
+  bool contains(PyObject* p) const noexcept {
+    const std::size_t k = std::min(size_, N);
+    return std::find(inline_.begin(), inline_.begin() + static_cast<std::ptrdiff_t>(k), p) !=
+               inline_.begin() + static_cast<std::ptrdiff_t>(k) ||
+           std::find(more_.begin(), more_.end(), p) != more_.end();
+  }
+  template <class F>
+  void for_each(F f) const {
+    for (std::size_t k = 0; k < std::min(size_, N); ++k) f(inline_[k]);
+    for (PyObject* p : more_) f(p);
+  }
+
+ private:
+  std::array<PyObject*, N> inline_{};
+  std::vector<PyObject*> more_;
+  std::size_t size_ = 0;
+};
+
+// A strong reference for a scope (Py_XDECREF inline: pybind11's is a call).
+struct reference {
+  explicit reference(PyObject* o) noexcept : p(o) { Py_XINCREF(o); }
+  reference(const reference&) = delete;
+  reference& operator=(const reference&) = delete;
+  reference(reference&&) = delete;
+  reference& operator=(reference&&) = delete;
+  ~reference() { Py_XDECREF(p); }
+  PyObject* p;
+};
+
+// The strs a render's values point into, each held (a reference) until the render is over: the GIL is
+// released while it renders, and another thread may then drop a str from a list or dict it converted.
+// A str is immutable and its UTF-8 lives as long as it does, so holding it costs less than a copy.
+class pinned_strs {
+ public:
+  pinned_strs() = default;
+  pinned_strs(const pinned_strs&) = delete;
+  pinned_strs& operator=(const pinned_strs&) = delete;
+  pinned_strs(pinned_strs&&) = delete;
+  pinned_strs& operator=(pinned_strs&&) = delete;
+  ~pinned_strs() {  // with the GIL (the render has taken it back)
+    held_.for_each([](PyObject* s) { Py_DECREF(s); });
+  }
+  void hold(PyObject* s) {
+    held_.push(s);  // first: a push that throws leaves no reference behind
+    Py_INCREF(s);
+  }
+
+ private:
+  small_stack<256> held_;  // a conversation with tools has a hundred or two
+};
+
 // Python objects as the template's values, made directly on the render's renderer (no gguf::json in
 // between): dict (its order kept; str keys), list and tuple (a list), str, int (beyond 64 bits as its
-// digits), float, bool, None, and the subclasses of each. Strings are copied into the render's arena
-// (the GIL is released while it renders: another thread may change the objects then). Containers on the
+// digits), float, bool, None, and the subclasses of each. A short str's value points into the str
+// itself, which `pins` holds until the render is over; a long one (4 KiB on) is copied into the render's
+// arena, where the render's limits count it. Containers on the
 // path being converted are remembered, so that a list or dict that contains itself is refused, not
 // followed; the render's memory limit holds for what is made here.
 class converter {
  public:
-  explicit converter(gguf::jinja::renderer& r) : r_(r) { open_.reserve(16); }
+  converter(gguf::jinja::renderer& r, pinned_strs& pins) : r_(r), pins_(pins) {}
 
   gguf::jinja::value convert(PyObject* o, unsigned depth) {
     using gguf::jinja::value;
     // the common types first, exactly
-    if (PyUnicode_CheckExact(o)) return string(utf8_of(o));
+    if (PyUnicode_CheckExact(o)) return string(o);
     if (o == Py_None) return value::none();
     if (o == Py_True || o == Py_False) return value::boolean(o == Py_True);
     if (PyLong_CheckExact(o)) return integer(o);
     if (PyDict_Check(o)) return dict(o, depth);
     if (PyList_Check(o) || PyTuple_Check(o)) return list(o, depth);
     if (PyFloat_Check(o)) return value::floating(PyFloat_AS_DOUBLE(o));
-    if (PyUnicode_Check(o)) return string(utf8_of(o));
+    if (PyUnicode_Check(o)) return string(o);
     // int's subclasses (IntEnum) and the integers of other kinds (numpy's) as their value
     if (!PyBool_Check(o) && PyIndex_Check(o)) {
       const py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(o));
@@ -96,7 +172,11 @@ class converter {
 
  private:
   gguf::jinja::renderer& r_;
-  std::vector<PyObject*> open_;  // the containers being converted, outermost first
+  pinned_strs& pins_;
+  small_stack<16> open_;  // the containers being converted
+
+  // strings below this size point into their str; from it on, they are copied (and counted)
+  static constexpr std::size_t copied_from = 4096;
 
   // the renderer failed to make a value: past the render's memory limit (its error says so)
   [[noreturn]] static void limit() {
@@ -107,6 +187,12 @@ class converter {
     gguf::jinja::value v;
     if (!r_.make_string(s, v)) limit();
     return v;
+  }
+  gguf::jinja::value string(PyObject* str) {
+    const std::string_view s = utf8_of(str);
+    if (s.size() >= copied_from) return string(s);
+    pins_.hold(str);
+    return gguf::jinja::value::string(s);
   }
 
   gguf::jinja::value integer(PyObject* o) {
@@ -130,10 +216,10 @@ class converter {
     if (depth >= max_depth) {
       throw bad_value{PyExc_ValueError, " is nested deeper than " + std::to_string(max_depth) + " levels", {}};
     }
-    if (std::find(open_.begin(), open_.end(), o) != open_.end()) {
+    if (open_.contains(o)) {
       throw bad_value{PyExc_ValueError, " contains itself: a template's variables cannot be recursive", {}};
     }
-    open_.push_back(o);
+    open_.push(o);
   }
 
   gguf::jinja::value list(PyObject* o, unsigned depth) {
@@ -156,7 +242,7 @@ class converter {
         throw;
       }
     }
-    open_.pop_back();
+    open_.pop();
     return out;
   }
 
@@ -176,8 +262,11 @@ class converter {
     if (!r_.make_dict(n, out)) limit();
     gguf::jinja::dict_object* d = out.dict();
     const auto add = [&](PyObject* key, PyObject* value) {
-      // held: converting a value can run Python code (an __index__) that changes the dict
-      const py::object k = py::reinterpret_borrow<py::object>(key), v = py::reinterpret_borrow<py::object>(value);
+      // held: converting a value can run Python code (an __index__) that changes the dict (a short key
+      // is held by the pins, and a leaf value runs no code)
+      const bool leaf = PyUnicode_CheckExact(value) || value == Py_None || PyBool_Check(value) ||
+                        PyLong_CheckExact(value) || PyFloat_CheckExact(value);
+      const reference v(leaf ? nullptr : value), k(key);
       if (!PyUnicode_Check(key)) {
         throw bad_value{PyExc_TypeError,
                         " has a key of type " + std::string(Py_TYPE(key)->tp_name) + " (" +
@@ -185,10 +274,16 @@ class converter {
                         {}};
       }
       try {
-        const gguf::jinja::value name = string(utf8_of(key));
+        const gguf::jinja::value name = string(key);
         const gguf::jinja::value x = convert(value, depth + 1);
         // a dict's str keys are distinct; a subclass's items() need not be
-        if (!(exact && PyUnicode_CheckExact(key) ? r_.dict_append(d, name, x) : r_.dict_set(d, name, x))) limit();
+        if (exact && PyUnicode_CheckExact(key) && !d->slots && d->size < d->capacity) {  // room made for it
+          d->keys[d->size] = name;
+          d->values[d->size] = x;
+          ++d->size;
+        } else if (!(exact && PyUnicode_CheckExact(key) ? r_.dict_append(d, name, x) : r_.dict_set(d, name, x))) {
+          limit();
+        }
       } catch (bad_value& e) {
         e.path.push_back("[" + py::repr(key).cast<std::string>() + "]");
         throw;
@@ -201,7 +296,7 @@ class converter {
       PyObject *k = nullptr, *v = nullptr;
       while (PyDict_Next(o, &pos, &k, &v)) add(k, v);
     }
-    open_.pop_back();
+    open_.pop();
     return out;
   }
 };
@@ -236,12 +331,16 @@ std::tm clock_of(PyObject* now) {
   return tm;
 }
 
+// render()'s keywords, in the order of its `given`.
+constexpr std::string_view named[] = {"tools", "documents", "add_generation_prompt", "now", "messages"};
+
 /// A compiled template, its source and the variables every render gets unless given (a model's
 /// bos_token and eos_token). Immutable: renders from many threads share it.
 class chat_template_object {
  public:
   chat_template_object(const py::str& source, const py::object& defaults, const py::object& name)
-      : source_(source), name_(name), text_(utf8_source(source)), t_(compile(text_)), words_(words_of(text_)) {
+      : source_(source), name_(name), text_(utf8_source(source)), t_(compile(text_)) {
+    for (int i = 0; i < 5; ++i) named_symbols_[i] = gguf::detail::variable_symbol(t_.compiled(), named[i]);
     if (defaults.is_none()) return;
     if (!PyDict_Check(defaults.ptr())) {
       throw py::type_error(std::string("defaults must be a dict, not ") + Py_TYPE(defaults.ptr())->tp_name);
@@ -250,11 +349,13 @@ class chat_template_object {
       if (!PyUnicode_Check(k.ptr())) throw py::type_error("a default variable's name is a str");
       defaults_py_[k] = v;
       defaults_.emplace_back(py::str(k).cast<std::string>(), py::reinterpret_borrow<py::object>(v));
+      default_symbols_.push_back(gguf::detail::variable_symbol(t_.compiled(), defaults_.back().first));
     }
     // each default converts now, so that a bad one fails here rather than at every render
     gguf::template_error err;
     gguf::detail::render_session session(t_.compiled(), options_, err);
-    converter c(session.renderer());
+    pinned_strs pins;
+    converter c(session.renderer(), pins);
     for (const auto& [k, v] : defaults_) convert(c, k, v.ptr());
   }
 
@@ -287,58 +388,69 @@ class chat_template_object {
    * `kwnames`. No dict is made for the variables: they are converted as they come.
    */
   py::str render(PyObject* const* args, Py_ssize_t n, PyObject* kwnames) const {
-    static constexpr std::string_view named[] = {"tools", "documents", "add_generation_prompt", "now", "messages"};
     PyObject* given[5] = {Py_None, Py_None, Py_False, Py_None, n >= 1 ? args[0] : nullptr};
     if (n > 1) throw py::type_error("render() takes 1 positional argument (messages), not " + std::to_string(n));
     const Py_ssize_t nk = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     // which keyword is which: one of `named`, or a variable (-1); a call's keyword names are interned
-    // strs, so the pointers of the interned names decide at once
+    // strs, so the pointers of the interned names mostly decide at once (not those of a `**variables`
+    // made from JSON: compared as text)
     static PyObject* const interned[5] = {PyUnicode_InternFromString("tools"), PyUnicode_InternFromString("documents"),
                                           PyUnicode_InternFromString("add_generation_prompt"),
                                           PyUnicode_InternFromString("now"), PyUnicode_InternFromString("messages")};
     const auto which = [&](PyObject* k) {
       for (int i = 0; i < 5; ++i)
         if (k == interned[i]) return i;
+      if (!PyUnicode_IS_COMPACT_ASCII(k)) return -1;
+      const std::string_view name(static_cast<const char*>(PyUnicode_DATA(k)),
+                                  static_cast<std::size_t>(PyUnicode_GET_LENGTH(k)));
       for (int i = 0; i < 5; ++i)
-        if (PyUnicode_CompareWithASCIIString(k, named[i].data()) == 0) return i;
+        if (name == named[i]) return i;
       return -1;
     };
-    std::vector<std::pair<PyObject*, PyObject*>> variables;  // (name, value)
-    variables.reserve(static_cast<std::size_t>(nk));
     for (Py_ssize_t i = 0; i < nk; ++i) {
-      PyObject* k = PyTuple_GET_ITEM(kwnames, i);
-      const int w = which(k);
-      if (w < 0) {
-        variables.emplace_back(k, args[n + i]);
-      } else if (w == 4 && given[4]) {
-        throw py::type_error("render() got multiple values for argument 'messages'");
-      } else {
-        given[w] = args[n + i];
-      }
+      const int w = which(PyTuple_GET_ITEM(kwnames, i));
+      if (w == 4 && given[4]) throw py::type_error("render() got multiple values for argument 'messages'");
+      if (w >= 0) given[w] = args[n + i];
     }
     if (!given[4]) throw py::type_error("render() missing 1 required positional argument: 'messages'");
 
     gguf::render_options options = options_;
     if (given[3] != Py_None) options.now = clock_of(given[3]);  // else the library reads the local time
     gguf::template_error err;
+    pinned_strs pins;  // released after the render, with the GIL
     gguf::detail::render_session session(t_.compiled(), options, err);
     gguf::jinja::renderer& r = session.renderer();
-    converter c(r);
+    converter c(r, pins);
     // a variable the template never names is left out (the renderer would ignore it): a template that
     // ignores tools costs no conversion of their schemas
-    const auto add = [&](std::string_view name, PyObject* v) {
-      if (words_.count(name)) r.bind(name, convert(c, name, v));
+    const auto add = [&](std::int64_t symbol, std::string_view name, PyObject* v) {
+      if (symbol >= 0) r.bind_symbol(symbol, convert(c, name, v));
     };
     // the defaults first: a variable given replaces one
-    for (const auto& [k, v] : defaults_) add(k, v.ptr());
-    add("messages", given[4]);
-    for (int i = 0; i < 3; ++i) add(named[i], given[i]);
-    for (const auto& [k, v] : variables) add(utf8_view(k), v);
-    std::string out;
+    for (std::size_t k = 0; k < defaults_.size(); ++k)
+      add(default_symbols_[k], defaults_[k].first, defaults_[k].second.ptr());
+    add(named_symbols_[4], "messages", given[4]);
+    for (int i = 0; i < 3; ++i) add(named_symbols_[i], named[i], given[i]);
+    for (Py_ssize_t i = 0; i < nk; ++i) {  // the other keywords, in their order
+      PyObject* k = PyTuple_GET_ITEM(kwnames, i);
+      if (which(k) >= 0) continue;
+      const std::string_view name = utf8_view(k);
+      add(r.symbol(name), name, args[n + i]);
+    }
+    // the text in a buffer of the thread's, kept from one render to the next (up to 1 MiB): no
+    // allocation per render (cleared only now: a conversion's __index__ may have rendered on it)
+    thread_local std::string out;
+    out.clear();
     bool ok;
     {
       py::gil_scoped_release unlocked;
       ok = session.run(out);
+    }
+    if (out.capacity() > (std::size_t{1} << 20)) {
+      py::str text = ok ? decode_utf8(out) : py::str();
+      std::string().swap(out);
+      if (!ok) raise_template_error(err);
+      return text;
     }
     if (!ok) raise_template_error(err);
     return decode_utf8(out);
@@ -356,27 +468,11 @@ class chat_template_object {
   std::vector<std::pair<std::string, py::object>> defaults_;  // converted at each render (a model's: two strs)
   py::dict defaults_py_;
   gguf::render_options options_;  // the limits, and transformers' defaults (every one is given anyway)
-  // Every identifier-like word of the source (views into text_): a name the template uses is one of
-  // them (Jinja2 looks up no variable by a computed name), so a variable whose name is not one is never
-  // looked at. Words in string literals and comments only make the test conservative.
-  std::unordered_set<std::string_view> words_;
-
-  static std::unordered_set<std::string_view> words_of(std::string_view s) {
-    const auto word_char = [](unsigned char c) {
-      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
-    };
-    std::unordered_set<std::string_view> words;
-    for (std::size_t i = 0; i < s.size();) {
-      if (!word_char(static_cast<unsigned char>(s[i]))) {
-        ++i;
-        continue;
-      }
-      const std::size_t start = i;
-      while (i < s.size() && word_char(static_cast<unsigned char>(s[i]))) ++i;
-      words.emplace(s.substr(start, i - start));
-    }
-    return words;
-  }
+  // The symbols of tools, documents, add_generation_prompt, (now,) messages and of each default: -1
+  // for a name the template never uses (Jinja2 looks up no variable by a computed name), whose value is
+  // then never converted.
+  std::int64_t named_symbols_[5] = {-1, -1, -1, -1, -1};
+  std::vector<std::int64_t> default_symbols_;
 
   static std::string utf8_source(const py::str& source) {
     Py_ssize_t n = 0;

@@ -6,6 +6,7 @@
 // where it matters. Included by render.hpp after the renderer's declaration.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <ctime>
@@ -368,12 +369,12 @@ inline bool renderer::call_value(const value& callee, const std::vector<value>& 
       if (depth_ >= limits_.max_depth) return fail(error_info::kind::limit, "loops nested deeper than the depth limit");
       list_object items;
       if (!iterate(args[0], items)) return false;
-      std::string text;
+      capture_buffer text(*this);
       ++depth_;
-      const flow r = run_loop(l->def, l->scope, items, l->depth0 + 1, &text);
+      const flow r = run_loop(l->def, l->scope, items, l->depth0 + 1, &text.text());
       --depth_;
       if (r == flow::fail) return false;
-      return make_string(text, out);
+      return make_string(text.text(), out);
     }
     case vt::joiner: {
       auto* j = static_cast<cycler_object*>(callee.u.p);
@@ -397,7 +398,10 @@ inline bool renderer::call_macro(const macro_object* m, const std::vector<value>
   if (!scope) return out_of_memory();
   scope->parent = m->closure;
   const std::size_t n_params = def->names.size();
-  std::vector<char> bound(n_params, 0);
+  // which parameters have a value: in the frame for the usual few
+  std::array<char, 32> bound_few{};
+  std::vector<char> bound_many(n_params > bound_few.size() ? n_params : 0, 0);
+  char* const bound = n_params > bound_few.size() ? bound_many.data() : bound_few.data();
   for (std::size_t k = 0; k < std::min(args.size(), n_params); ++k) {
     if (!bind(scope, def->name_syms[k], args[k])) return false;
     bound[k] = 1;
@@ -472,17 +476,29 @@ inline bool renderer::call_macro(const macro_object* m, const std::vector<value>
     if (caller.type == vt::undefined) caller = undefined_msg("No caller defined");
     if (!bind(scope, p_.sym_caller, caller)) return false;
   }
-  std::string text;
+  capture_buffer text(*this);
   ++depth_;
   const std::uint32_t saved_line = line_;
-  const bool ok = capture(def->body, scope, text);
+  const bool ok = capture(def->body, scope, text.text());
   --depth_;
   line_ = saved_line;
   if (!ok) return false;
-  return make_string(text, out);
+  return make_string(text.text(), out);
 }
 
 namespace detail {
+/// The current local time (strftime_now's clock when the caller fixes none).
+inline std::tm local_time() noexcept {
+  std::tm now{};
+  const std::time_t clock = std::time(nullptr);
+#if defined(_WIN32)
+  localtime_s(&now, &clock);
+#else
+  localtime_r(&clock, &now);
+#endif
+  return now;
+}
+
 inline bool strftime_format(std::string_view fmt, const std::tm& t, std::string& out) {
   // C's strftime, as Python's datetime.strftime passes it on (the C locale), after Python's own codes:
   // %z and %Z are empty for the naive datetime strftime_now formats, %f its microseconds (the clock is
@@ -622,6 +638,10 @@ inline bool renderer::call_function(global_fn fn, const std::vector<value>& args
       if (!f) return type_error("strftime_now() missing 1 required positional argument: 'format'");
       if (f->type != vt::string)
         return type_error("strftime() argument 1 must be str, not " + std::string(type_name(*f)));
+      if (!now_set_) {
+        now_ = detail::local_time();
+        now_set_ = true;
+      }
       std::string text;
       if (!detail::strftime_format(f->str(), now_, text)) return false;
       return make_string(text, out);
@@ -940,7 +960,7 @@ inline bool renderer::compare_op(op o, const value& a, const value& b, bool& out
 
 // ---- JSON, as transformers' tojson (json.dumps) writes it -----------------------------------------
 
-inline bool renderer::to_json(const value& v, std::string& out, const std::string* indent, std::string_view item_sep,
+inline bool renderer::to_json(const value& v, text_buffer& out, const std::string* indent, std::string_view item_sep,
                               std::string_view key_sep, bool sort_keys, std::uint32_t level) {
   if (level > max_value_depth) return too_deep_value();
   // what this level's newlines may add, checked before they are written
@@ -972,7 +992,7 @@ inline bool renderer::to_json(const value& v, std::string& out, const std::strin
         ++run;
       }
       if (run > i) {
-        out.append(s.substr(i, run - i));
+        out += s.substr(i, run - i);
         i = run - 1;
         continue;
       }
@@ -1015,15 +1035,22 @@ inline bool renderer::to_json(const value& v, std::string& out, const std::strin
   switch (v.type) {
     case vt::none: out += "null"; return true;
     case vt::boolean: out += v.u.b ? "true" : "false"; return true;
-    case vt::integer: append_int(out, v.u.i); return true;
-    case vt::big_integer: out.append(v.str()); return true;
+    case vt::integer: {
+      char digits[24];
+      const auto r = std::to_chars(digits, digits + sizeof digits, v.u.i);
+      out += std::string_view(digits, static_cast<std::size_t>(r.ptr - digits));
+      return true;
+    }
+    case vt::big_integer: out += v.str(); return true;
     case vt::floating:
       if (std::isnan(v.u.f)) {
         out += "NaN";
       } else if (std::isinf(v.u.f)) {
         out += v.u.f < 0 ? "-Infinity" : "Infinity";
       } else {
-        append_float(out, v.u.f);
+        std::string digits;  // short: no allocation
+        append_float(digits, v.u.f);
+        out += digits;
       }
       return true;
     case vt::string: string(v.str()); return true;
@@ -1080,9 +1107,9 @@ inline bool renderer::to_json(const value& v, std::string& out, const std::strin
           case vt::integer:
           case vt::big_integer:
           case vt::floating: {
-            std::string k2;
+            text_buffer k2;
             if (!to_json(key, k2, nullptr, ", ", ": ", false, level)) return false;
-            string(k2);
+            string(k2.view());
             break;
           }
           default: return type_error(std::string("keys must be str, int, float, bool or None, not ") + type_name(key));

@@ -93,20 +93,11 @@ GGUF_CHAT_ENGINE_INLINE std::shared_ptr<const compiled_template> compile_chat_te
   return t;
 }
 
-// The clock of a render: the caller's, or the current local time.
-inline std::tm render_clock(const render_options& options) noexcept {
-  std::tm now{};
-  if (options.now) {
-    now = *options.now;
-  } else {
-    const std::time_t clock = std::time(nullptr);
-#if defined(_WIN32)
-    localtime_s(&now, &clock);
-#else
-    localtime_r(&clock, &now);
-#endif
-  }
-  return now;
+/// The symbol of a variable's name in `t`, or -1 for a name the template never uses (whose value it
+/// cannot read: a caller need not make it). For render_session's renderer's `bind_symbol`.
+inline std::int64_t variable_symbol(const compiled_template& t, std::string_view name) noexcept {
+  return static_cast<const compiled_program&>(t)  // NOLINT(cppcoreguidelines-pro-type-static-cast-downcast)
+      .program.symbols.find(name);
 }
 
 /**
@@ -120,7 +111,7 @@ class render_session {
   /// which must outlive the session.
   render_session(const compiled_template& t, const render_options& options, jinja::error_info& err)
       : r_(static_cast<const compiled_program&>(t).program,  // NOLINT(cppcoreguidelines-pro-type-static-cast-downcast)
-           options.limits, render_clock(options), err),
+           options.limits, options.now ? &*options.now : nullptr, err),
         err_(err) {}
 
   /// The renderer, to make and bind the variables on.

@@ -686,11 +686,10 @@ inline bool renderer::call_method(const method_object* m, const std::vector<valu
 // ---- filters ------------------------------------------------------------------------------------
 
 inline bool renderer::apply_filter(const node* n, const value& input, frame* f, value& out) {
-  std::vector<value> args;
-  std::vector<std::pair<std::string_view, value>> kwargs;
-  if (!eval_args(n, f, args, kwargs)) return false;
+  call_args a(*this);
+  if (!eval_args(n, f, a.args(), a.kwargs())) return false;
   line_ = n->line;
-  return filter_by_name(n->text, input, args, kwargs, out);
+  return filter_by_name(n->text, input, a.args(), a.kwargs(), out);
 }
 
 inline bool renderer::apply_filter_chain(const node* chain, const value& input, frame* f, value& out) {
@@ -767,10 +766,10 @@ inline bool renderer::filter_text(std::string_view name, const value& in, const 
     }
     const bool saved = ensure_ascii_;
     ensure_ascii_ = ea && truthy(*ea);
-    std::string s;
-    const bool ok = to_json(in, s, indent, item_sep, key_sep, sort_keys, 0);
+    json_.clear();
+    const bool ok = to_json(in, json_, indent, item_sep, key_sep, sort_keys, 0);
     ensure_ascii_ = saved;
-    return ok && make_string(s, out);
+    return ok && make_string(json_.view(), out);
   }
   if (name == "trim") {
     value s;
@@ -1546,12 +1545,15 @@ inline bool renderer::filter_number(std::string_view name, const value& in, cons
 // ---- tests --------------------------------------------------------------------------------------
 
 inline bool renderer::apply_test(const node* n, const value& input, frame* f, bool& out) {
-  std::vector<value> args;
-  std::vector<std::pair<std::string_view, value>> kwargs;
-  if (!eval_args(n, f, args, kwargs)) return false;
-  for (const auto& kv : kwargs) args.push_back(kv.second);
+  if (n->items.empty() && n->names.empty()) {  // `is defined`, `is none`, `is string`...: no arguments to make
+    line_ = n->line;
+    return test_by_name(n->text, input, no_args_, out);
+  }
+  call_args a(*this);
+  if (!eval_args(n, f, a.args(), a.kwargs())) return false;
+  for (const auto& kv : a.kwargs()) a.args().push_back(kv.second);
   line_ = n->line;
-  return test_by_name(n->text, input, args, out);
+  return test_by_name(n->text, input, a.args(), out);
 }
 
 inline bool renderer::test_by_name(std::string_view name, const value& v, const std::vector<value>& args, bool& out) {

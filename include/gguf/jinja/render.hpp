@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <ctime>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -138,28 +139,39 @@ enum class meth : std::uint8_t {
  */
 class renderer {
  public:
-  /// A renderer of `p`, within `l`, with `now` for strftime_now. Every failure from here on, making the
-  /// context's values included, is reported in `err` (which must outlive the renderer); the time limit
-  /// counts from now.
-  renderer(const program& p, const limits& l, const std::tm& now, error_info& err)
-      : p_(p), limits_(l), now_(now), err_(&err), start_(std::chrono::steady_clock::now()) {
+  /// A renderer of `p`, within `l`, with `now` for strftime_now (null: the local time, read when a
+  /// template first asks, so that a render that never asks reads no clock). Every failure from here on,
+  /// making the context's values included, is reported in `err` (which must outlive the renderer); the
+  /// time limit counts from now.
+  renderer(const program& p, const limits& l, const std::tm* now, error_info& err)
+      : p_(p),
+        limits_(l),
+        now_(now ? *now : std::tm{}),
+        now_set_(now != nullptr),
+        err_(&err),
+        start_(std::chrono::steady_clock::now()) {
     arena_.set_limit(l.max_memory);
     // the context's slots, one a symbol, in the arena
     const std::size_t n = p.symbols.size();
     ctx_ = static_cast<value*>(arena_.allocate(std::max<std::size_t>(n, 1) * sizeof(value)));
-    ctx_set_ = static_cast<std::uint8_t*>(arena_.allocate(std::max<std::size_t>(n, 1)));
+    ctx_set_ = static_cast<std::uint8_t*>(arena_.allocate(std::max<std::size_t>(n, 1) * 2));
     if (!ctx_ || !ctx_set_) {
       ctx_ = nullptr;
       out_of_memory();  // run() then reports it
       return;
     }
-    for (std::size_t k = 0; k < n; ++k) new (&ctx_[k]) value(value::undefined());
-    std::memset(ctx_set_, 0, n);
+    // ctx_ is left unwritten: a slot is read only once ctx_set_ says the context gave it
+    bound_ = ctx_set_ + std::max<std::size_t>(n, 1);
+    std::memset(ctx_set_, 0, std::max<std::size_t>(n, 1) * 2);
   }
 
   /// Binds a context variable (a name the template never uses is ignored).
-  void bind(std::string_view name, value v) {
-    const std::int64_t s = p_.symbols.find(name);
+  void bind(std::string_view name, value v) { bind_symbol(symbol(name), v); }
+  /// The symbol of a variable's name, or -1 for a name the template never uses (whose value it cannot
+  /// read: a caller need not make it).
+  std::int64_t symbol(std::string_view name) const noexcept { return p_.symbols.find(name); }
+  /// Binds the context variable of symbol `s` (-1 is ignored).
+  void bind_symbol(std::int64_t s, value v) noexcept {
     if (s < 0 || !ctx_) return;
     ctx_[static_cast<std::size_t>(s)] = v;
     ctx_set_[static_cast<std::size_t>(s)] = 1;
@@ -239,20 +251,78 @@ class renderer {
   const program& p_;
   limits limits_;
   std::tm now_;
+  bool now_set_ = false;  // now_ holds the clock (given, or read once)
   arena arena_;
   value* ctx_ = nullptr;             // the context's value of each symbol (arena)
   std::uint8_t* ctx_set_ = nullptr;  // whether the context gives it
+  // whether a scope of the render has bound it (a variable no `set`, loop or macro binds, such as
+  // `messages`, is looked up in the context without a walk through the scopes)
+  std::uint8_t* bound_ = nullptr;
   std::string* out_ = nullptr;
   // Text built before it is copied into the arena or written: used as a stack (each use appends after
   // what an enclosing use holds and cuts back to where it began), so that nested uses cannot clobber
   // each other and a render allocates it once rather than a string per concatenation or message.
   std::string scratch_;
+  // The texts that macro calls, recursive loops, set and filter blocks capture: a buffer a nesting
+  // level, cleared rather than freed, so that a macro called for each message allocates once a render.
+  std::vector<std::unique_ptr<std::string>> captures_;
+  std::size_t captures_used_ = 0;
+  // A call's arguments, kept like the capture buffers: a list a nesting level, cleared rather than freed
+  // (a filter or method call per message then allocates nothing).
+  struct arg_list {
+    std::vector<value> args;
+    std::vector<std::pair<std::string_view, value>> kwargs;
+  };
+  std::vector<std::unique_ptr<arg_list>> arg_lists_;
+  std::size_t arg_lists_used_ = 0;
+  // the next level's lists, empty, for as long as the object lives
+  class call_args {
+   public:
+    explicit call_args(renderer& r) : r_(r) {
+      if (r.arg_lists_used_ == r.arg_lists_.size()) r.arg_lists_.push_back(std::make_unique<arg_list>());
+      l_ = r.arg_lists_[r.arg_lists_used_++].get();
+      l_->args.clear();
+      l_->kwargs.clear();
+    }
+    call_args(const call_args&) = delete;
+    call_args& operator=(const call_args&) = delete;
+    call_args(call_args&&) = delete;
+    call_args& operator=(call_args&&) = delete;
+    ~call_args() { --r_.arg_lists_used_; }
+    std::vector<value>& args() noexcept { return l_->args; }
+    std::vector<std::pair<std::string_view, value>>& kwargs() noexcept { return l_->kwargs; }
+
+   private:
+    renderer& r_;
+    arg_list* l_;
+  };
+  // the next level's buffer, empty, for as long as the object lives
+  class capture_buffer {
+   public:
+    explicit capture_buffer(renderer& r) : r_(r) {
+      if (r.captures_used_ == r.captures_.size()) r.captures_.push_back(std::make_unique<std::string>());
+      s_ = r.captures_[r.captures_used_++].get();
+      s_->clear();
+    }
+    capture_buffer(const capture_buffer&) = delete;
+    capture_buffer& operator=(const capture_buffer&) = delete;
+    capture_buffer(capture_buffer&&) = delete;
+    capture_buffer& operator=(capture_buffer&&) = delete;
+    ~capture_buffer() { --r_.captures_used_; }
+    std::string& text() noexcept { return *s_; }
+
+   private:
+    renderer& r_;
+    std::string* s_;
+  };
   error_info* err_ = nullptr;
   std::uint64_t steps_ = 0;
   std::uint32_t depth_ = 0;
   std::uint32_t line_ = 0;
   bool autoescape_ = false;
-  bool ensure_ascii_ = false;  // tojson's, for the call under way
+  bool ensure_ascii_ = false;         // tojson's, for the call under way
+  text_buffer json_;                  // tojson's text (no template code runs while it is written)
+  const std::vector<value> no_args_;  // the arguments of a test given none
   std::chrono::steady_clock::time_point start_;
   stack_budget stack_{0};
 
@@ -433,6 +503,7 @@ class renderer {
     }
     auto* b = make<detail::binding>();
     if (!b) return out_of_memory();
+    bound_[sym] = 1;
     *b = detail::binding{sym, v, f->head};
     f->head = b;
     ++f->count;
@@ -455,9 +526,15 @@ class renderer {
 
   // a name's value: the scopes out, the context, the globals, else Undefined
   value lookup(const frame* f, std::uint32_t sym) {
-    for (; f; f = f->parent)
-      if (const detail::binding* b = find_binding(f, sym)) return b->v;
+    if (bound_[sym]) {
+      for (; f; f = f->parent)
+        if (const detail::binding* b = find_binding(f, sym)) return b->v;
+    }
     if (ctx_set_[sym]) return ctx_[sym];
+    return lookup_global(sym);
+  }
+  // a name no scope binds and the context does not give: a global function, or Undefined
+  GGUF_NOINLINE value lookup_global(std::uint32_t sym) {
     if (p_.globals[sym] != global_fn::none)
       return value::object(vt::function, nullptr, static_cast<std::uint8_t>(p_.globals[sym]));
     const std::size_t base = scratch_.size();
@@ -497,10 +574,11 @@ class renderer {
       }
       case nk::assign_block: {
         frame inner{f, nullptr};
-        std::string text;
-        if (!capture(n->body, &inner, text)) return flow::fail;
         value v;
-        if (!make_string(text, v)) return flow::fail;
+        {
+          capture_buffer text(*this);
+          if (!capture(n->body, &inner, text.text()) || !make_string(text.text(), v)) return flow::fail;
+        }
         if (n->c && !apply_filter_chain(n->c, v, f, v)) return flow::fail;
         return assign(n->a, v, f) ? flow::normal : flow::fail;
       }
@@ -514,10 +592,12 @@ class renderer {
       case nk::call_block: return exec_call_block(n, f);
       case nk::filter_block: {
         frame inner{f, nullptr};
-        std::string text;
-        if (!capture(n->body, &inner, text)) return flow::fail;
         value v;
-        if (!make_string(text, v) || !apply_filter_chain(n->a, v, f, v)) return flow::fail;
+        {
+          capture_buffer text(*this);
+          if (!capture(n->body, &inner, text.text()) || !make_string(text.text(), v)) return flow::fail;
+        }
+        if (!apply_filter_chain(n->a, v, f, v)) return flow::fail;
         return print(v) ? flow::normal : flow::fail;
       }
       case nk::with_stmt: {
@@ -580,10 +660,119 @@ class renderer {
         continue;
       }
       line_ = item->line;
+      if (!autoescape_ && item->kind == nk::binary && item->oper == op::add) {
+        if (!print_sum(item, f)) return flow::fail;
+        continue;
+      }
+      if (!autoescape_ && item->kind == nk::concat) {
+        if (!print_concat(item, f)) return flow::fail;
+        continue;
+      }
       value v;
       if (!eval(item, f, v) || !print(v)) return flow::fail;
     }
     return flow::normal;
+  }
+
+  // A sum `a + b + c ...` (a chain of up to 16 operands) evaluated left to right: while the operands are
+  // plain strings, only their bytes are kept (`parts`, `m` of them; true returned with `sum` untouched);
+  // from the first that is not, the sum as Python makes it, in `sum` (`m` then 0), so that an error comes
+  // where Jinja2's does. A longer chain is evaluated as any expression.
+  struct sum_part {  // a plain string's bytes
+    const char* s;
+    std::uint32_t len;
+  };
+  static constexpr std::size_t sum_most = 16;
+  bool eval_sum_parts(const node* n, frame* f, sum_part* parts, std::size_t& m, value& sum) {
+    m = 0;
+    const node* leaves[sum_most];
+    std::size_t first = sum_most;
+    const node* x = n;
+    while (x->kind == nk::binary && x->oper == op::add && first > 1) {
+      leaves[--first] = x->b;
+      x = x->a;
+    }
+    if (x->kind == nk::binary && x->oper == op::add) {  // a longer sum: its head first, as Python
+      value a, b;
+      return eval(n->a, f, a) && eval(n->b, f, b) && binary(op::add, a, b, sum);
+    }
+    leaves[--first] = x;
+    for (std::size_t i = first; i < sum_most; ++i) {
+      value v;
+      if (!eval(leaves[i], f, v)) return false;
+      if (v.type == vt::string && v.x == 0) {
+        parts[m++] = sum_part{v.u.s, v.len};
+        continue;
+      }
+      const auto plain = [&](std::size_t k) { return value::string(std::string_view(parts[k].s, parts[k].len)); };
+      sum = m ? plain(0) : v;
+      for (std::size_t k = 1; k < m; ++k)
+        if (!binary(op::add, sum, plain(k), sum)) return false;
+      if (m && !binary(op::add, sum, v, sum)) return false;
+      m = 0;
+      for (++i; i < sum_most; ++i) {
+        if (!eval(leaves[i], f, v) || !binary(op::add, sum, v, sum)) return false;
+      }
+      return true;
+    }
+    return true;
+  }
+  // the total size of `m` parts, refused past the output limit as the sum would have been
+  bool sum_size(const sum_part* parts, std::size_t m, std::size_t& total) {
+    total = 0;
+    for (std::size_t k = 0; k < m; ++k) total += parts[k].len;
+    return fits(total);
+  }
+
+  // `{{ 'a' + x + 'b' }}`, the commonest output of a chat template: plain strings written one after
+  // another, with no sum made
+  bool print_sum(const node* n, frame* f) {
+    sum_part parts[sum_most];  // NOLINT(cppcoreguidelines-pro-type-member-init): written before read
+    std::size_t m = 0, total = 0;
+    value sum;
+    if (!eval_sum_parts(n, f, parts, m, sum)) return false;
+    if (m == 0) return print(sum);
+    if (!sum_size(parts, m, total)) return false;
+    for (std::size_t k = 0; k < m; ++k)
+      if (!write(std::string_view(parts[k].s, parts[k].len))) return false;
+    return true;
+  }
+
+  // `set content = '<|start|>' + message.role + '\n' + message.content`: one string of the total
+  // size, not one per `+`
+  bool eval_sum(const node* n, frame* f, value& out) {
+    sum_part parts[sum_most];  // NOLINT(cppcoreguidelines-pro-type-member-init): written before read
+    std::size_t m = 0, total = 0;
+    if (!eval_sum_parts(n, f, parts, m, out)) return false;
+    if (m == 0) return true;
+    if (!sum_size(parts, m, total)) return false;
+    if (total >= 4096 && !charge(total >> 12)) return false;
+    char* p = static_cast<char*>(arena_.allocate(total + 1));
+    if (!p) return out_of_memory();
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < m; ++k) {
+      if (parts[k].len) std::memcpy(p + at, parts[k].s, parts[k].len);
+      at += parts[k].len;
+    }
+    out = value::string(std::string_view(p, total));
+    return true;
+  }
+
+  // `{{ a ~ b ~ c }}`: each operand's str written where it goes, with no joined string made
+  bool print_concat(const node* n, frame* f) {
+    for (const node* item : n->items) {
+      value v;
+      if (!eval(item, f, v)) return false;
+      if (v.type == vt::string) {
+        if (!write(v.str())) return false;
+      } else if (!str_to(*out_, v)) {
+        return false;
+      }
+      if (out_->size() > limits_.max_output) {
+        return fail(error_info::kind::limit, "the render writes more than its output limit");
+      }
+    }
+    return true;
   }
 
   // assignment to a name, a tuple of names, or a namespace's attribute
@@ -650,6 +839,7 @@ class renderer {
     loop->def = n;
     loop->scope = f;
     const value loop_value = value::object(vt::loop, loop);
+    bound_[p_.sym_loop] = 1;
     const bool persistent = (n->extra & 8) != 0;  // a macro defined inside may outlive the iteration
     flow result = flow::normal;
     for (std::uint32_t i = 0; i < items.size; ++i) {
@@ -707,12 +897,11 @@ class renderer {
     const node* call = n->a;
     value callee;
     if (!eval(call->a, f, callee)) return flow::fail;
-    std::vector<value> args;
-    std::vector<std::pair<std::string_view, value>> kwargs;
-    if (!eval_args(call, f, args, kwargs)) return flow::fail;
-    kwargs.emplace_back("caller", caller_value);
+    call_args a(*this);
+    if (!eval_args(call, f, a.args(), a.kwargs())) return flow::fail;
+    a.kwargs().emplace_back("caller", caller_value);
     value result;
-    if (!call_value(callee, args, kwargs, result)) return flow::fail;
+    if (!call_value(callee, a.args(), a.kwargs(), result)) return flow::fail;
     return print(result) ? flow::normal : flow::fail;
   }
 
@@ -772,10 +961,9 @@ class renderer {
       case nk::call: {
         value callee;
         if (!eval(n->a, f, callee)) return false;
-        std::vector<value> args;
-        std::vector<std::pair<std::string_view, value>> kwargs;
-        if (!eval_args(n, f, args, kwargs)) return false;
-        return call_value(callee, args, kwargs, out);
+        call_args a(*this);
+        if (!eval_args(n, f, a.args(), a.kwargs())) return false;
+        return call_value(callee, a.args(), a.kwargs(), out);
       }
       case nk::filter: {
         value input;
@@ -800,6 +988,7 @@ class renderer {
         return unary(n->oper, v, out);
       }
       case nk::binary: {
+        if (n->oper == op::add && n->a->kind == nk::binary && n->a->oper == op::add) return eval_sum(n, f, out);
         value a, b;
         if (!eval(n->a, f, a) || !eval(n->b, f, b)) return false;
         return binary(n->oper, a, b, out);
@@ -832,7 +1021,14 @@ class renderer {
           value right;
           if (!eval(n->items[k], f, right)) return false;
           bool r = false;
-          if (!compare_op(n->ops[k], left, right, r)) return false;
+          const op o = n->ops[k];
+          if ((o == op::eq || o == op::ne) && left.type == vt::string && right.type == vt::string) {
+            // `message.role == 'user'`, the commonest test of a chat template: two strs' bytes
+            r = left.len == right.len && same_bytes(left.u.s, right.u.s, left.len);
+            if (o == op::ne) r = !r;
+          } else if (!compare_op(o, left, right, r)) {
+            return false;
+          }
           if (!r) {
             out = value::boolean(false);
             return true;
@@ -1027,7 +1223,7 @@ class renderer {
 
   // ---- text ---------------------------------------------------------------------------------------
 
-  bool to_json(const value& v, std::string& out, const std::string* indent, std::string_view item_sep,
+  bool to_json(const value& v, text_buffer& out, const std::string* indent, std::string_view item_sep,
                std::string_view key_sep, bool sort_keys, std::uint32_t level);
   bool percent_format(std::string_view fmt, const value& argv, value& out);
   bool str_format(std::string_view fmt, const std::vector<value>& args,

@@ -10,6 +10,7 @@
  * and ordering follow Python.
  */
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -19,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "gguf/jinja/pystr.hpp"
@@ -216,7 +218,7 @@ struct cycler_object {
  */
 class arena {
  public:
-  // first_ is left unwritten: every byte handed out is written before it is read, and zeroing 3 KiB would
+  // first_ is left unwritten: every byte handed out is written before it is read, and zeroing 16 KiB would
   // cost every render. next_ and left_ are set in the body: GCC 12 takes first_.data() in a member
   // initializer for a read of the uninitialized array.
   // NOLINTNEXTLINE(cppcoreguidelines-pro-type-member-init)
@@ -233,6 +235,26 @@ class arena {
   /// `n` bytes aligned to 16, or nullptr past `limit` bytes in all.
   void* allocate(std::size_t n) {
     n = (n + 15) & ~std::size_t{15};
+    if (n > left_ || n > limit_ || used_ > limit_ - n) return allocate_slow(n);
+    void* p = next_;
+    next_ += n;
+    left_ -= n;
+    used_ += n;
+    return p;
+  }
+  /// Bytes handed out.
+  std::size_t used() const noexcept { return used_; }
+  /// The most bytes it hands out.
+  void set_limit(std::size_t limit) noexcept { limit_ = limit; }
+
+ private:
+  // the first bytes in the object itself: a usual render (a conversation with tools: 5-10 KiB of
+  // values) allocates nothing from the heap
+  alignas(16) std::array<std::byte, 16384> first_;
+
+  // a new chunk (twice the last, up to 16 MiB), or nullptr past the limit; apart, so that the usual
+  // path inlines
+  GGUF_NOINLINE void* allocate_slow(std::size_t n) {
     if (n > limit_ || used_ > limit_ - n) return nullptr;
     if (n > left_) {
       const std::size_t chunk = std::max<std::size_t>(n, std::max<std::size_t>(std::size_t{8} << 10, last_ * 2));
@@ -249,17 +271,100 @@ class arena {
     used_ += n;
     return p;
   }
-  /// Bytes handed out.
-  std::size_t used() const noexcept { return used_; }
-  /// The most bytes it hands out.
-  void set_limit(std::size_t limit) noexcept { limit_ = limit; }
-
- private:
-  // the first bytes in the object itself: a small template's render allocates nothing from the heap
-  alignas(16) std::array<std::byte, 3072> first_;
   std::vector<std::unique_ptr<std::byte[]>> chunks_;
   std::byte* next_ = nullptr;
   std::size_t left_ = 0, used_ = 0, last_ = 0, limit_ = ~std::size_t{0};
+};
+
+/// Whether `n` bytes at `a` and `b` are the same: short ones (a dict key, a role) by fixed-size loads
+/// in place, not a call.
+inline bool same_bytes(const char* a, const char* b, std::size_t n) noexcept {
+  const auto load8 = [](const char* p) {
+    std::uint64_t x;
+    std::memcpy(&x, p, 8);
+    return x;
+  };
+  const auto load4 = [](const char* p) {
+    std::uint32_t x;
+    std::memcpy(&x, p, 4);
+    return x;
+  };
+  if (n >= 8 && n <= 16) return load8(a) == load8(b) && load8(a + n - 8) == load8(b + n - 8);
+  if (n >= 4 && n < 8) return load4(a) == load4(b) && load4(a + n - 4) == load4(b + n - 4);
+  if (n < 4) {
+    for (std::size_t k = 0; k < n; ++k)
+      if (a[k] != b[k]) return false;
+    return true;
+  }
+  return std::memcmp(a, b, n) == 0;
+}
+
+/// Text built a piece at a time through a pointer, grown by doubling: what tojson writes (a
+/// std::string's append is a call per piece, and a schema is thousands of pieces). Kept by the renderer
+/// and cleared between uses, so that it allocates once a render.
+class text_buffer {
+ public:
+  text_buffer() = default;
+  text_buffer(const text_buffer&) = delete;
+  text_buffer& operator=(const text_buffer&) = delete;
+  text_buffer(text_buffer&&) = delete;
+  text_buffer& operator=(text_buffer&&) = delete;
+  ~text_buffer() = default;
+
+  /// Appends a byte.
+  text_buffer& operator+=(char c) {
+    if (size_ == capacity_) grow(1);
+    data_[size_++] = c;
+    return *this;
+  }
+  /// Appends bytes.
+  text_buffer& operator+=(std::string_view s) {
+    const std::size_t n = s.size();
+    if (capacity_ - size_ < n) grow(n);
+    char* to = data_.get() + size_;
+    const char* from = s.data();
+    // most pieces are a few bytes (a key, ", "): two fixed-size moves, not a call
+    if (n >= 8 && n <= 16) {
+      move_bytes<8>(to, from);
+      move_bytes<8>(to + n - 8, from + n - 8);
+    } else if (n >= 4 && n < 8) {
+      move_bytes<4>(to, from);
+      move_bytes<4>(to + n - 4, from + n - 4);
+    } else if (n >= 2 && n < 4) {
+      move_bytes<2>(to, from);
+      move_bytes<2>(to + n - 2, from + n - 2);
+    } else if (n == 1) {
+      *to = *from;
+    } else if (n > 16) {
+      std::memcpy(to, from, n);
+    }
+    size_ += n;
+    return *this;
+  }
+  /// The bytes written.
+  std::string_view view() const noexcept { return {data_.get(), size_}; }
+  /// How many.
+  std::size_t size() const noexcept { return size_; }
+  /// Empties it (its room is kept).
+  void clear() noexcept { size_ = 0; }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  std::size_t size_ = 0, capacity_ = 0;
+
+  template <std::size_t N>
+  static void move_bytes(char* to, const char* from) noexcept {
+    char x[N];
+    std::memcpy(x, from, N);
+    std::memcpy(to, x, N);
+  }
+  GGUF_NOINLINE void grow(std::size_t more) {
+    const std::size_t capacity = std::max<std::size_t>({size_ + more, capacity_ * 2, 256});
+    std::unique_ptr<char[]> bigger(new char[capacity]);
+    if (size_) std::memcpy(bigger.get(), data_.get(), size_);
+    data_ = std::move(bigger);
+    capacity_ = capacity;
+  }
 };
 
 // ---- Python's text of numbers ------------------------------------------------------------------------
@@ -496,8 +601,7 @@ inline std::int64_t find_index(const dict_object* d, const value& key) noexcept 
   if (key.type == vt::string) {  // the common case, a str key: only a str of its length can equal it
     for (std::uint32_t k = 0; k < d->size; ++k) {
       const value& x = d->keys[k];
-      if (x.type == vt::string && x.len == key.len && (key.len == 0 || std::memcmp(x.u.s, key.u.s, key.len) == 0))
-        return k;
+      if (x.type == vt::string && x.len == key.len && same_bytes(x.u.s, key.u.s, key.len)) return k;
     }
     return -1;
   }
@@ -523,7 +627,7 @@ inline same equal(const value& a, const value& b, std::uint32_t depth) noexcept 
     case vt::undefined:
     case vt::none: return same::yes;
     case vt::string:
-    case vt::big_integer: return a.str() == b.str() ? same::yes : same::no;
+    case vt::big_integer: return a.len == b.len && same_bytes(a.u.s, b.u.s, a.len) ? same::yes : same::no;
     case vt::list:
     case vt::tuple: {
       const list_object *x = a.list(), *y = b.list();
