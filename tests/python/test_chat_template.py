@@ -247,6 +247,23 @@ def test_huge_ints_beyond_python_s_str_limit():
         ours("{{ v }}", v=[10**5000])
 
 
+def test_a_str_the_render_points_into_outlives_what_converting_does_to_its_container():
+    # The render's values point into the Python strs' own text and hold the strs until it ends: code
+    # that runs while the context is converted (an __index__) may drop them from their containers.
+    class Dropper:
+        def __index__(self):
+            messages[0]["content"] = None  # the dict held the only reference to its text
+            junk.extend("z" * 3000 for _ in range(64))  # room for the freed text to be reused
+            return 7
+
+    junk: list[str] = []
+    text = "".join(["mine", "!" * 3000])  # made here: nothing else holds it
+    messages = [{"role": "user", "content": text}, {"role": "user", "content": Dropper()}]
+    del text
+    out = ours("{{ messages[0].content[:5] }} {{ messages[0].content|length }} {{ messages[1].content }}", messages)
+    assert out == "mine! 3004 7"
+
+
 def test_text_that_is_not_unicode():
     text = b"caf\xe9 \xff".decode("utf-8", "surrogateescape")  # as pygguf reads a file's partial UTF-8
     with pytest.raises(ValueError, match=r"^messages\[0\]\['content'\] is a str with lone surrogates"):
