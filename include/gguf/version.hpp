@@ -38,16 +38,6 @@
   }                        \
   }
 
-/// Keeps a function out of line: a hot function's rare path (a new arena chunk, an undefined name's
-/// message), so that the common path stays small enough to inline.
-#if defined(__GNUC__) || defined(__clang__)
-#define GGUF_NOINLINE __attribute__((noinline))
-#elif defined(_MSC_VER)
-#define GGUF_NOINLINE __declspec(noinline)
-#else
-#define GGUF_NOINLINE
-#endif
-
 /// Exceptions are optional: `result<T>::value()` throws `gguf::gguf_error` when they are on, and aborts
 /// when they are off. Override by defining GGUF_EXCEPTIONS to 0 or 1 before including any gguf header.
 #ifndef GGUF_EXCEPTIONS
@@ -58,8 +48,9 @@
 #endif
 #endif
 
-/// On the functions that build errors: kept out of line and out of the hot path, so that every caller
-/// is smaller, faster to compile and faster to run (the error is built once, when the input is bad).
+/// On the functions that build errors, and on a hot function's rare path (a new arena chunk, an
+/// undefined name's message): kept out of line and out of the hot path, so that every caller is smaller,
+/// faster to compile and faster to run (the common path then inlines).
 #if defined(__GNUC__) || defined(__clang__)
 #define GGUF_COLD [[gnu::cold, gnu::noinline]]
 #elif defined(_MSC_VER)

@@ -277,13 +277,7 @@ class converter {
         const gguf::jinja::value name = string(key);
         const gguf::jinja::value x = convert(value, depth + 1);
         // a dict's str keys are distinct; a subclass's items() need not be
-        if (exact && PyUnicode_CheckExact(key) && !d->slots && d->size < d->capacity) {  // room made for it
-          d->keys[d->size] = name;
-          d->values[d->size] = x;
-          ++d->size;
-        } else if (!(exact && PyUnicode_CheckExact(key) ? r_.dict_append(d, name, x) : r_.dict_set(d, name, x))) {
-          limit();
-        }
+        if (!(exact && PyUnicode_CheckExact(key) ? r_.dict_append(d, name, x) : r_.dict_set(d, name, x))) limit();
       } catch (bad_value& e) {
         e.path.push_back("[" + py::repr(key).cast<std::string>() + "]");
         throw;
@@ -446,14 +440,10 @@ class chat_template_object {
       py::gil_scoped_release unlocked;
       ok = session.run(out);
     }
-    if (out.capacity() > (std::size_t{1} << 20)) {
-      py::str text = ok ? decode_utf8(out) : py::str();
-      std::string().swap(out);
-      if (!ok) raise_template_error(err);
-      return text;
-    }
+    py::str text = ok ? decode_utf8(out) : py::str();
+    if (out.capacity() > (std::size_t{1} << 20)) std::string().swap(out);  // a huge render's room is not kept
     if (!ok) raise_template_error(err);
-    return decode_utf8(out);
+    return text;
   }
 
   const py::str& source() const noexcept { return source_; }

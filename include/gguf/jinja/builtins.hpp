@@ -369,12 +369,12 @@ inline bool renderer::call_value(const value& callee, const std::vector<value>& 
       if (depth_ >= limits_.max_depth) return fail(error_info::kind::limit, "loops nested deeper than the depth limit");
       list_object items;
       if (!iterate(args[0], items)) return false;
-      capture_buffer text(*this);
+      capture_buffer text(captures_);
       ++depth_;
-      const flow r = run_loop(l->def, l->scope, items, l->depth0 + 1, &text.text());
+      const flow r = run_loop(l->def, l->scope, items, l->depth0 + 1, &*text);
       --depth_;
       if (r == flow::fail) return false;
-      return make_string(text.text(), out);
+      return make_string(*text, out);
     }
     case vt::joiner: {
       auto* j = static_cast<cycler_object*>(callee.u.p);
@@ -476,14 +476,14 @@ inline bool renderer::call_macro(const macro_object* m, const std::vector<value>
     if (caller.type == vt::undefined) caller = undefined_msg("No caller defined");
     if (!bind(scope, p_.sym_caller, caller)) return false;
   }
-  capture_buffer text(*this);
+  capture_buffer text(captures_);
   ++depth_;
   const std::uint32_t saved_line = line_;
-  const bool ok = capture(def->body, scope, text.text());
+  const bool ok = capture(def->body, scope, *text);
   --depth_;
   line_ = saved_line;
   if (!ok) return false;
-  return make_string(text.text(), out);
+  return make_string(*text, out);
 }
 
 namespace detail {
@@ -1035,12 +1035,7 @@ inline bool renderer::to_json(const value& v, text_buffer& out, const std::strin
   switch (v.type) {
     case vt::none: out += "null"; return true;
     case vt::boolean: out += v.u.b ? "true" : "false"; return true;
-    case vt::integer: {
-      char digits[24];
-      const auto r = std::to_chars(digits, digits + sizeof digits, v.u.i);
-      out += std::string_view(digits, static_cast<std::size_t>(r.ptr - digits));
-      return true;
-    }
+    case vt::integer: append_int(out, v.u.i); return true;
     case vt::big_integer: out += v.str(); return true;
     case vt::floating:
       if (std::isnan(v.u.f)) {

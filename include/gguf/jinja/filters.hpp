@@ -686,10 +686,10 @@ inline bool renderer::call_method(const method_object* m, const std::vector<valu
 // ---- filters ------------------------------------------------------------------------------------
 
 inline bool renderer::apply_filter(const node* n, const value& input, frame* f, value& out) {
-  call_args a(*this);
-  if (!eval_args(n, f, a.args(), a.kwargs())) return false;
+  call_args a(arg_lists_);
+  if (!eval_args(n, f, a->args, a->kwargs)) return false;
   line_ = n->line;
-  return filter_by_name(n->text, input, a.args(), a.kwargs(), out);
+  return filter_by_name(n->text, input, a->args, a->kwargs, out);
 }
 
 inline bool renderer::apply_filter_chain(const node* chain, const value& input, frame* f, value& out) {
@@ -1545,15 +1545,11 @@ inline bool renderer::filter_number(std::string_view name, const value& in, cons
 // ---- tests --------------------------------------------------------------------------------------
 
 inline bool renderer::apply_test(const node* n, const value& input, frame* f, bool& out) {
-  if (n->items.empty() && n->names.empty()) {  // `is defined`, `is none`, `is string`...: no arguments to make
-    line_ = n->line;
-    return test_by_name(n->text, input, no_args_, out);
-  }
-  call_args a(*this);
-  if (!eval_args(n, f, a.args(), a.kwargs())) return false;
-  for (const auto& kv : a.kwargs()) a.args().push_back(kv.second);
+  call_args a(arg_lists_);
+  if (!eval_args(n, f, a->args, a->kwargs)) return false;
+  for (const auto& kv : a->kwargs) a->args.push_back(kv.second);
   line_ = n->line;
-  return test_by_name(n->text, input, a.args(), out);
+  return test_by_name(n->text, input, a->args, out);
 }
 
 inline bool renderer::test_by_name(std::string_view name, const value& v, const std::vector<value>& args, bool& out) {

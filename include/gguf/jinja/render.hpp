@@ -37,6 +37,52 @@ struct binding {
   value v;
   binding* next = nullptr;
 };
+
+/// Objects used one a nesting level (the text a macro call captures, a call's argument lists), kept for
+/// the render and cleared rather than freed: a macro or filter called for each message allocates once a
+/// render, not once a call. A `lease` has the next level's object, empty, for as long as it lives.
+template <class T>
+class level_pool {
+ public:
+  /// The next level's object, cleared; given back when the lease ends (leases nest).
+  class lease {
+   public:
+    /// Takes the next level's object of `p`.
+    explicit lease(level_pool& p) : p_(p) {
+      if (p.used_ == p.items_.size()) p.items_.push_back(std::make_unique<T>());
+      x_ = p.items_[p.used_++].get();
+      x_->clear();
+    }
+    lease(const lease&) = delete;
+    lease& operator=(const lease&) = delete;
+    lease(lease&&) = delete;
+    lease& operator=(lease&&) = delete;
+    ~lease() { --p_.used_; }
+    /// The object.
+    T& operator*() const noexcept { return *x_; }
+    /// Its members.
+    T* operator->() const noexcept { return x_; }
+
+   private:
+    level_pool& p_;
+    T* x_;
+  };
+
+ private:
+  std::vector<std::unique_ptr<T>> items_;  // stable addresses: an outer lease's object stays put
+  std::size_t used_ = 0;
+};
+
+/// A call's positional and keyword arguments.
+struct arg_list {
+  std::vector<value> args;                                 ///< positional
+  std::vector<std::pair<std::string_view, value>> kwargs;  ///< by name, in order
+  /// Empties both (their room kept).
+  void clear() noexcept {
+    args.clear();
+    kwargs.clear();
+  }
+};
 }  // namespace detail
 
 /// A scope: its bindings and the scope it sees into.
@@ -263,66 +309,19 @@ class renderer {
   // what an enclosing use holds and cuts back to where it began), so that nested uses cannot clobber
   // each other and a render allocates it once rather than a string per concatenation or message.
   std::string scratch_;
-  // The texts that macro calls, recursive loops, set and filter blocks capture: a buffer a nesting
-  // level, cleared rather than freed, so that a macro called for each message allocates once a render.
-  std::vector<std::unique_ptr<std::string>> captures_;
-  std::size_t captures_used_ = 0;
-  // A call's arguments, kept like the capture buffers: a list a nesting level, cleared rather than freed
-  // (a filter or method call per message then allocates nothing).
-  struct arg_list {
-    std::vector<value> args;
-    std::vector<std::pair<std::string_view, value>> kwargs;
-  };
-  std::vector<std::unique_ptr<arg_list>> arg_lists_;
-  std::size_t arg_lists_used_ = 0;
-  // the next level's lists, empty, for as long as the object lives
-  class call_args {
-   public:
-    explicit call_args(renderer& r) : r_(r) {
-      if (r.arg_lists_used_ == r.arg_lists_.size()) r.arg_lists_.push_back(std::make_unique<arg_list>());
-      l_ = r.arg_lists_[r.arg_lists_used_++].get();
-      l_->args.clear();
-      l_->kwargs.clear();
-    }
-    call_args(const call_args&) = delete;
-    call_args& operator=(const call_args&) = delete;
-    call_args(call_args&&) = delete;
-    call_args& operator=(call_args&&) = delete;
-    ~call_args() { --r_.arg_lists_used_; }
-    std::vector<value>& args() noexcept { return l_->args; }
-    std::vector<std::pair<std::string_view, value>>& kwargs() noexcept { return l_->kwargs; }
-
-   private:
-    renderer& r_;
-    arg_list* l_;
-  };
-  // the next level's buffer, empty, for as long as the object lives
-  class capture_buffer {
-   public:
-    explicit capture_buffer(renderer& r) : r_(r) {
-      if (r.captures_used_ == r.captures_.size()) r.captures_.push_back(std::make_unique<std::string>());
-      s_ = r.captures_[r.captures_used_++].get();
-      s_->clear();
-    }
-    capture_buffer(const capture_buffer&) = delete;
-    capture_buffer& operator=(const capture_buffer&) = delete;
-    capture_buffer(capture_buffer&&) = delete;
-    capture_buffer& operator=(capture_buffer&&) = delete;
-    ~capture_buffer() { --r_.captures_used_; }
-    std::string& text() noexcept { return *s_; }
-
-   private:
-    renderer& r_;
-    std::string* s_;
-  };
+  // The texts that macro calls, recursive loops, set and filter blocks capture, and the argument lists
+  // of calls, filters and tests: one a nesting level, reused (see detail::level_pool).
+  detail::level_pool<std::string> captures_;
+  detail::level_pool<detail::arg_list> arg_lists_;
+  using capture_buffer = detail::level_pool<std::string>::lease;
+  using call_args = detail::level_pool<detail::arg_list>::lease;
   error_info* err_ = nullptr;
   std::uint64_t steps_ = 0;
   std::uint32_t depth_ = 0;
   std::uint32_t line_ = 0;
   bool autoescape_ = false;
-  bool ensure_ascii_ = false;         // tojson's, for the call under way
-  text_buffer json_;                  // tojson's text (no template code runs while it is written)
-  const std::vector<value> no_args_;  // the arguments of a test given none
+  bool ensure_ascii_ = false;  // tojson's, for the call under way
+  text_buffer json_;           // tojson's text (no template code runs while it is written)
   std::chrono::steady_clock::time_point start_;
   stack_budget stack_{0};
 
@@ -534,7 +533,7 @@ class renderer {
     return lookup_global(sym);
   }
   // a name no scope binds and the context does not give: a global function, or Undefined
-  GGUF_NOINLINE value lookup_global(std::uint32_t sym) {
+  GGUF_COLD value lookup_global(std::uint32_t sym) {
     if (p_.globals[sym] != global_fn::none)
       return value::object(vt::function, nullptr, static_cast<std::uint8_t>(p_.globals[sym]));
     const std::size_t base = scratch_.size();
@@ -576,8 +575,8 @@ class renderer {
         frame inner{f, nullptr};
         value v;
         {
-          capture_buffer text(*this);
-          if (!capture(n->body, &inner, text.text()) || !make_string(text.text(), v)) return flow::fail;
+          capture_buffer text(captures_);
+          if (!capture(n->body, &inner, *text) || !make_string(*text, v)) return flow::fail;
         }
         if (n->c && !apply_filter_chain(n->c, v, f, v)) return flow::fail;
         return assign(n->a, v, f) ? flow::normal : flow::fail;
@@ -594,8 +593,8 @@ class renderer {
         frame inner{f, nullptr};
         value v;
         {
-          capture_buffer text(*this);
-          if (!capture(n->body, &inner, text.text()) || !make_string(text.text(), v)) return flow::fail;
+          capture_buffer text(captures_);
+          if (!capture(n->body, &inner, *text) || !make_string(*text, v)) return flow::fail;
         }
         if (!apply_filter_chain(n->a, v, f, v)) return flow::fail;
         return print(v) ? flow::normal : flow::fail;
@@ -897,11 +896,11 @@ class renderer {
     const node* call = n->a;
     value callee;
     if (!eval(call->a, f, callee)) return flow::fail;
-    call_args a(*this);
-    if (!eval_args(call, f, a.args(), a.kwargs())) return flow::fail;
-    a.kwargs().emplace_back("caller", caller_value);
+    call_args a(arg_lists_);
+    if (!eval_args(call, f, a->args, a->kwargs)) return flow::fail;
+    a->kwargs.emplace_back("caller", caller_value);
     value result;
-    if (!call_value(callee, a.args(), a.kwargs(), result)) return flow::fail;
+    if (!call_value(callee, a->args, a->kwargs, result)) return flow::fail;
     return print(result) ? flow::normal : flow::fail;
   }
 
@@ -961,9 +960,9 @@ class renderer {
       case nk::call: {
         value callee;
         if (!eval(n->a, f, callee)) return false;
-        call_args a(*this);
-        if (!eval_args(n, f, a.args(), a.kwargs())) return false;
-        return call_value(callee, a.args(), a.kwargs(), out);
+        call_args a(arg_lists_);
+        if (!eval_args(n, f, a->args, a->kwargs)) return false;
+        return call_value(callee, a->args, a->kwargs, out);
       }
       case nk::filter: {
         value input;

@@ -254,7 +254,7 @@ class arena {
 
   // a new chunk (twice the last, up to 16 MiB), or nullptr past the limit; apart, so that the usual
   // path inlines
-  GGUF_NOINLINE void* allocate_slow(std::size_t n) {
+  GGUF_COLD void* allocate_slow(std::size_t n) {
     if (n > limit_ || used_ > limit_ - n) return nullptr;
     if (n > left_) {
       const std::size_t chunk = std::max<std::size_t>(n, std::max<std::size_t>(std::size_t{8} << 10, last_ * 2));
@@ -358,7 +358,7 @@ class text_buffer {
     std::memcpy(x, from, N);
     std::memcpy(to, x, N);
   }
-  GGUF_NOINLINE void grow(std::size_t more) {
+  GGUF_COLD void grow(std::size_t more) {
     const std::size_t capacity = std::max<std::size_t>({size_ + more, capacity_ * 2, 256});
     std::unique_ptr<char[]> bigger(new char[capacity]);
     if (size_) std::memcpy(bigger.get(), data_.get(), size_);
@@ -372,11 +372,12 @@ class text_buffer {
 /// Appends Python's repr of a float.
 inline void append_float(std::string& out, double d) { text::append_python_float(out, d); }
 
-/// Appends an int's decimal digits.
-inline void append_int(std::string& out, std::int64_t i) {
+/// Appends an int's decimal digits (to a std::string or a text_buffer).
+template <class Text>
+void append_int(Text& out, std::int64_t i) {
   char buf[24];
   const auto r = std::to_chars(buf, buf + sizeof buf, i);
-  out.append(buf, static_cast<std::size_t>(r.ptr - buf));
+  out += std::string_view(buf, static_cast<std::size_t>(r.ptr - buf));
 }
 
 // ---- printing ------------------------------------------------------------------------------------
