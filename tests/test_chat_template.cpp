@@ -375,6 +375,61 @@ TEST_CASE("a template larger than the compile limit is refused before it is read
   CHECK(failure(std::string(1000, 'x'), "{}", {}, cl) == kind::none);
 }
 
+// json.dumps's escaping of a str, one code point at a time: the specification the renderer's
+// word-at-a-time writer must meet.
+std::string dumps_string(std::string_view s, bool ensure_ascii) {
+  static constexpr char hex[] = "0123456789abcdef";
+  std::string out = "\"";
+  const auto u = [&](std::uint32_t x) {
+    out += "\\u";
+    for (int k = 12; k >= 0; k -= 4) out += hex[(x >> k) & 15];
+  };
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n' || c == '\r' || c == '\t' || c == '\b' || c == '\f') {
+      out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : c == '\b' ? "\\b" : "\\f";
+    } else if (c < 0x20) {
+      u(c);
+    } else if (c >= 0x80 && ensure_ascii) {  // the test's texts have two-byte sequences only
+      u(((c & 0x1Fu) << 6) | (static_cast<unsigned char>(s[++i]) & 0x3Fu));
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+TEST_CASE("tojson escapes as json.dumps does wherever an escape falls in an 8-byte word") {
+  // the writer scans 8 bytes at a time and reads a string's last word from its end: every length to 19,
+  // every place of one or two bytes to escape (adjacent ones too, then a byte that needs none, whose
+  // word-wise test a neighbour's borrow could spoil), with and without ensure_ascii
+  const auto t = chat_template::compile("{{ s | tojson }}|{{ s | tojson(ensure_ascii=true) }}");
+  REQUIRE(t);
+  const std::string specials[] = {"\t", "\"", "\\", std::string(1, '\x01'), "\x1f", "\n\x02", "\xc3\xa9", " ", "\x7f"};
+  int checked = 0;
+  for (std::size_t n = 0; n < 20; ++n) {
+    for (std::size_t at = 0; at <= n; ++at) {
+      for (const std::string& x : specials) {
+        for (const std::string& y : specials) {
+          std::string s = repeat(" a", n).substr(0, n);
+          s.insert(at, x);
+          s.insert(std::min(s.size(), at + x.size() + n % 3), y);
+          json vars(json::object_type{});
+          vars.set("s", s);
+          const auto text = t->render(vars);
+          REQUIRE(text);
+          CHECK(*text == dumps_string(s, false) + "|" + dumps_string(s, true));
+          ++checked;
+        }
+      }
+    }
+  }
+  CHECK(checked == 210 * 81);
+}
+
 TEST_CASE("many keys and many names stay fast: dicts and scopes are indexed") {
   // a context object of 200,000 keys, looked up 200,000 times: hashed, not scanned
   std::string vars = R"({"d": {)";

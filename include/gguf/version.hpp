@@ -59,4 +59,14 @@
 #define GGUF_COLD
 #endif
 
+/// On a tiny function called from many hot places (an append of a few bytes), which a compiler would
+/// otherwise keep out of line for the size of all its callers together.
+#if defined(__GNUC__) || defined(__clang__)
+#define GGUF_HOT_INLINE [[gnu::always_inline]] inline
+#elif defined(_MSC_VER)
+#define GGUF_HOT_INLINE __forceinline
+#else
+#define GGUF_HOT_INLINE inline
+#endif
+
 #endif  // GGUF_VERSION_HPP

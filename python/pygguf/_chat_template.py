@@ -24,8 +24,8 @@ class ChatTemplate(_core.ChatTemplate):
     templates rely on them (str methods, printing of lists, dicts and floats, integers of any size).
 
     Compile one from a source (``ChatTemplate(source)``) or take a model's
-    (:meth:`Model.chat_template`). It is immutable and thread-safe: renders release the GIL, so several
-    Python threads can render one template at once. Every render is bounded in output (64 MiB), memory
+    (:meth:`Model.chat_template`). It is immutable and thread-safe: a render releases the GIL once it has run a
+    few microseconds, so several Python threads can render one template at once. Every render is bounded in output (64 MiB), memory
     (256 MiB), steps, call depth and time (2 s): a hostile template fails with
     :class:`TemplateError` (kind ``"limit"``) instead of hanging.
 

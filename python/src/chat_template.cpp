@@ -1,5 +1,6 @@
 // pygguf._core.ChatTemplate: a compiled chat template (gguf::chat_template), rendered from Python objects
-// made straight into the template's values (no JSON in between), with the GIL released while it renders.
+// made straight into the template's values (no JSON in between), with the GIL released once a render
+// turns out long.
 #include <gguf/chat_template.hpp>
 #include <gguf/jinja/engine.hpp>  // detail::render_session: header-only, like the rest of pygguf
 #include <gguf/json.hpp>
@@ -87,9 +88,10 @@ class small_stack {
   }
   bool contains(PyObject* p) const noexcept {
     const std::size_t k = std::min(size_, N);
-    return std::find(inline_.begin(), inline_.begin() + static_cast<std::ptrdiff_t>(k), p) !=
-               inline_.begin() + static_cast<std::ptrdiff_t>(k) ||
-           std::find(more_.begin(), more_.end(), p) != more_.end();
+    for (std::size_t i = 0; i < k; ++i) {  // a few: a plain loop (std::find's unrolling costs more)
+      if (inline_[i] == p) return true;
+    }
+    return size_ > N && std::find(more_.begin(), more_.end(), p) != more_.end();
   }
   template <class F>
   void for_each(F f) const {
@@ -98,7 +100,7 @@ class small_stack {
   }
 
  private:
-  std::array<PyObject*, N> inline_{};
+  std::array<PyObject*, N> inline_;  // the first size_ are set (not cleared: 2 KiB a render)
   std::vector<PyObject*> more_;
   std::size_t size_ = 0;
 };
@@ -114,8 +116,8 @@ struct reference {
   PyObject* p;
 };
 
-// The strs a render's values point into, each held (a reference) until the render is over: the GIL is
-// released while it renders, and another thread may then drop a str from a list or dict it converted.
+// The strs a render's values point into, each held (a reference) until the render is over: the GIL may
+// be released while it renders, and another thread may then drop a str from a list or dict it converted.
 // A str is immutable and its UTF-8 lives as long as it does, so holding it costs less than a copy.
 class pinned_strs {
  public:
@@ -149,11 +151,8 @@ class converter {
 
   gguf::jinja::value convert(PyObject* o, unsigned depth) {
     using gguf::jinja::value;
-    // the common types first, exactly
-    if (PyUnicode_CheckExact(o)) return string(o);
-    if (o == Py_None) return value::none();
-    if (o == Py_True || o == Py_False) return value::boolean(o == Py_True);
-    if (PyLong_CheckExact(o)) return integer(o);
+    value v;
+    if (leaf(o, v)) return v;
     if (PyDict_Check(o)) return dict(o, depth);
     if (PyList_Check(o) || PyTuple_Check(o)) return list(o, depth);
     if (PyFloat_Check(o)) return value::floating(PyFloat_AS_DOUBLE(o));
@@ -178,6 +177,26 @@ class converter {
   // strings below this size point into their str; from it on, they are copied (and counted)
   static constexpr std::size_t copied_from = 4096;
 
+  // The common leaves, exactly typed (no Python code runs): false for anything else. Inlined where
+  // containers convert their items (most of them are leaves).
+  bool leaf(PyObject* o, gguf::jinja::value& v) {
+    using gguf::jinja::value;
+    if (PyUnicode_CheckExact(o)) {
+      v = string(o);
+    } else if (o == Py_None) {
+      v = value::none();
+    } else if (o == Py_True || o == Py_False) {
+      v = value::boolean(o == Py_True);
+    } else if (PyLong_CheckExact(o)) {
+      v = integer(o);
+    } else if (PyFloat_CheckExact(o)) {
+      v = value::floating(PyFloat_AS_DOUBLE(o));
+    } else {
+      return false;
+    }
+    return true;
+  }
+
   // the renderer failed to make a value: past the render's memory limit (its error says so)
   [[noreturn]] static void limit() {
     throw bad_value{nullptr, "the context needs more memory than the render's limit", {}};
@@ -189,6 +208,14 @@ class converter {
     return v;
   }
   gguf::jinja::value string(PyObject* str) {
+    if (PyUnicode_IS_COMPACT_ASCII(str) && PyUnicode_GET_LENGTH(str) < Py_ssize_t{copied_from}) {
+      pins_.hold(str);  // the common case, inline
+      return gguf::jinja::value::string(
+          {static_cast<const char*>(PyUnicode_DATA(str)), static_cast<std::size_t>(PyUnicode_GET_LENGTH(str))});
+    }
+    return string_not_ascii(str);
+  }
+  GGUF_COLD gguf::jinja::value string_not_ascii(PyObject* str) {  // or long: apart, so that the above inlines
     const std::string_view s = utf8_of(str);
     if (s.size() >= copied_from) return string(s);
     pins_.hold(str);
@@ -236,7 +263,7 @@ class converter {
       const py::object item =
           py::reinterpret_borrow<py::object>(is_list ? PyList_GET_ITEM(o, i) : PyTuple_GET_ITEM(o, i));
       try {
-        items[i] = convert(item.ptr(), depth + 1);
+        if (!leaf(item.ptr(), items[i])) items[i] = convert(item.ptr(), depth + 1);
       } catch (bad_value& e) {
         e.path.push_back("[" + std::to_string(i) + "]");
         throw;
@@ -262,11 +289,6 @@ class converter {
     if (!r_.make_dict(n, out)) limit();
     gguf::jinja::dict_object* d = out.dict();
     const auto add = [&](PyObject* key, PyObject* value) {
-      // held: converting a value can run Python code (an __index__) that changes the dict (a short key
-      // is held by the pins, and a leaf value runs no code)
-      const bool leaf = PyUnicode_CheckExact(value) || value == Py_None || PyBool_Check(value) ||
-                        PyLong_CheckExact(value) || PyFloat_CheckExact(value);
-      const reference v(leaf ? nullptr : value), k(key);
       if (!PyUnicode_Check(key)) {
         throw bad_value{PyExc_TypeError,
                         " has a key of type " + std::string(Py_TYPE(key)->tp_name) + " (" +
@@ -274,8 +296,15 @@ class converter {
                         {}};
       }
       try {
+        // the key held from here on (a long one is copied, and held for an error's path): converting a
+        // value that is not a leaf can run Python code (an __index__) that changes the dict
         const gguf::jinja::value name = string(key);
-        const gguf::jinja::value x = convert(value, depth + 1);
+        if (name.len >= copied_from) pins_.hold(key);
+        gguf::jinja::value x;
+        if (!leaf(value, x)) {
+          const reference held(value);
+          x = convert(value, depth + 1);
+        }
         // a dict's str keys are distinct; a subclass's items() need not be
         if (!(exact && PyUnicode_CheckExact(key) ? r_.dict_append(d, name, x) : r_.dict_set(d, name, x))) limit();
       } catch (bad_value& e) {
@@ -293,6 +322,27 @@ class converter {
     open_.pop();
     return out;
   }
+};
+
+// Releases the GIL when a render turns out long (the renderer's on_long_render: a few microseconds into
+// it), and takes it back at the end of the scope. Releasing and taking it back costs as much as a small
+// render's fifth, and holding it for a few microseconds keeps no other thread waiting.
+class gil_released_when_long {
+ public:
+  explicit gil_released_when_long(gguf::jinja::renderer& r) noexcept {
+    r.on_long_render([](void* self) { static_cast<gil_released_when_long*>(self)->state_ = PyEval_SaveThread(); },
+                     this);
+  }
+  gil_released_when_long(const gil_released_when_long&) = delete;
+  gil_released_when_long& operator=(const gil_released_when_long&) = delete;
+  gil_released_when_long(gil_released_when_long&&) = delete;
+  gil_released_when_long& operator=(gil_released_when_long&&) = delete;
+  ~gil_released_when_long() {
+    if (state_) PyEval_RestoreThread(state_);
+  }
+
+ private:
+  PyThreadState* state_ = nullptr;
 };
 
 // datetime.datetime, looked up when the module is bound (never released).
@@ -401,8 +451,10 @@ class chat_template_object {
         if (name == named[i]) return i;
       return -1;
     };
+    std::array<std::int8_t, 16> kinds;  // the first keywords' `which`, for the second pass
     for (Py_ssize_t i = 0; i < nk; ++i) {
       const int w = which(PyTuple_GET_ITEM(kwnames, i));
+      if (i < 16) kinds[static_cast<std::size_t>(i)] = static_cast<std::int8_t>(w);
       if (w == 4 && given[4]) throw py::type_error("render() got multiple values for argument 'messages'");
       if (w >= 0) given[w] = args[n + i];
     }
@@ -412,7 +464,13 @@ class chat_template_object {
     if (given[3] != Py_None) options.now = clock_of(given[3]);  // else the library reads the local time
     gguf::template_error err;
     pinned_strs pins;  // released after the render, with the GIL
-    gguf::detail::render_session session(t_.compiled(), options, err);
+    // the render's buffers, kept by the thread from one render to the next (up to 1 MiB of room)
+    thread_local gguf::jinja::render_workspace workspace;
+    const struct trimmed {  // once the session below is over: a huge render's room is not kept
+      gguf::jinja::render_workspace& w;
+      ~trimmed() { w.trim(std::size_t{1} << 20); }
+    } trim{workspace};
+    gguf::detail::render_session session(t_.compiled(), options, err, &workspace);
     gguf::jinja::renderer& r = session.renderer();
     converter c(r, pins);
     // a variable the template never names is left out (the renderer would ignore it): a template that
@@ -427,7 +485,7 @@ class chat_template_object {
     for (int i = 0; i < 3; ++i) add(named_symbols_[i], named[i], given[i]);
     for (Py_ssize_t i = 0; i < nk; ++i) {  // the other keywords, in their order
       PyObject* k = PyTuple_GET_ITEM(kwnames, i);
-      if (which(k) >= 0) continue;
+      if ((i < 16 ? kinds[static_cast<std::size_t>(i)] : which(k)) >= 0) continue;
       const std::string_view name = utf8_view(k);
       add(r.symbol(name), name, args[n + i]);
     }
@@ -437,7 +495,7 @@ class chat_template_object {
     out.clear();
     bool ok;
     {
-      py::gil_scoped_release unlocked;
+      gil_released_when_long unlocked(r);
       ok = session.run(out);
     }
     py::str text = ok ? decode_utf8(out) : py::str();
@@ -518,7 +576,13 @@ const chat_template_object& self_of(PyObject* self) {
   if (!PyObject_TypeCheck(self, info->type)) {
     throw py::type_error(std::string("a ChatTemplate method called on a ") + Py_TYPE(self)->tp_name);
   }
-  const auto v_h = reinterpret_cast<py::detail::instance*>(self)->get_value_and_holder(info);
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  if (inst->simple_layout) {  // one C++ base (always, unless a Python class derives from two)
+    if (!inst->simple_holder_constructed)
+      throw py::type_error("the ChatTemplate was not initialized (no __init__ call)");
+    return *static_cast<const chat_template_object*>(inst->simple_value_holder[0]);
+  }
+  const auto v_h = inst->get_value_and_holder(info);
   if (!v_h.holder_constructed()) throw py::type_error("the ChatTemplate was not initialized (no __init__ call)");
   return *v_h.value_ptr<chat_template_object>();
 }
@@ -566,8 +630,8 @@ Returns:
 
 The variables are Python objects, converted to the library's JSON values directly (no JSON text in
 between): dicts (their order kept; str keys), lists and tuples (as lists), strs, ints of any size,
-floats, bools and None, and their subclasses, nested up to 512 deep. The GIL is released while the
-template renders.
+floats, bools and None, and their subclasses, nested up to 512 deep. The GIL is released once a render has
+run a few microseconds (a shorter one keeps it: releasing would cost more than it).
 
 Raises:
     TemplateError: where Jinja2 raises (``kind`` its exception's name; ``"TemplateError"`` with the

@@ -264,6 +264,17 @@ def test_a_str_the_render_points_into_outlives_what_converting_does_to_its_conta
     assert out == "mine! 3004 7"
 
 
+@pytest.mark.parametrize("widest", ["", "a", "\x7f", "\x80", "\xe9", "\xff", "\u0100", "\u07ff", "\u0800", "\uff5c",
+                                    "\uffff", "\U00010000", "\U0001f600", "\U0010ffff"])
+def test_the_text_is_the_str_python_makes_whatever_its_widest_character(widest):
+    # the render's str is made directly (its kind from the widest character): equal to Python's own
+    # (a str of the wrong kind would compare unequal), at every length around a word
+    for n in range(0, 20):
+        text = ("ab\xe9"[: n % 3] * n)[:n] + widest + "z" * (n % 5)
+        out = ours("{{ messages[0].content }}", [{"content": text}])
+        assert out == text and len(out) == len(text) and hash(out) == hash(text)
+
+
 def test_text_that_is_not_unicode():
     text = b"caf\xe9 \xff".decode("utf-8", "surrogateescape")  # as pygguf reads a file's partial UTF-8
     with pytest.raises(ValueError, match=r"^messages\[0\]\['content'\] is a str with lone surrogates"):
@@ -440,7 +451,8 @@ def test_many_python_threads_render_one_template():
 
 def test_the_gil_is_released_while_rendering():
     """With a switch interval too long to ever force a switch, the main thread can only run while the
-    worker is inside render if render let go of the GIL: the main thread then sees it unfinished."""
+    worker is inside render if render let go of the GIL (as a render does once it has run a few
+    microseconds): the main thread then sees it unfinished."""
     t = ChatTemplate("{% for i in range(100000) %}{% for j in range(3) %}{{ i }}{% endfor %}{% endfor %}")
     started, finished = threading.Event(), []
 

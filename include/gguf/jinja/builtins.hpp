@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <ctime>
@@ -16,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "gguf/detail/endian.hpp"
 #include "gguf/jinja/render.hpp"
 
 GGUF_BEGIN_NAMESPACE
@@ -960,78 +962,130 @@ inline bool renderer::compare_op(op o, const value& a, const value& b, bool& out
 
 // ---- JSON, as transformers' tojson (json.dumps) writes it -----------------------------------------
 
-inline bool renderer::to_json(const value& v, text_buffer& out, const std::string* indent, std::string_view item_sep,
-                              std::string_view key_sep, bool sort_keys, std::uint32_t level) {
+namespace detail {
+
+// The bytes of a JSON string that need an escape, each word's first one found at once: a flag in the
+// high bit of each byte below 0x20, a quote or a backslash (and, for ensure_ascii, of 0x80 and above).
+// A flag can be wrong only above a true one (a borrow), so the lowest is exact.
+inline std::uint64_t json_escapes(std::uint64_t x, std::uint64_t ascii_mask) noexcept {
+  constexpr std::uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+  const auto zero_byte = [](std::uint64_t y) { return (y - ones) & ~y & highs; };
+  const std::uint64_t below_space = (x - 0x20 * ones) & ~x & highs;
+  return below_space | zero_byte(x ^ (0x22 * ones)) | zero_byte(x ^ (0x5C * ones)) | (x & ascii_mask);
+}
+
+/// Appends `s` as json.dumps writes a str: quoted, escaped, and with `ensure_ascii` \uXXXX for every
+/// code point beyond ASCII. Runs that need no escape are found 8 bytes at a time and appended at once.
+inline void append_json_string(text_buffer& out, std::string_view s, bool ensure_ascii) {
+  static constexpr char hex[] = "0123456789abcdef";
+  const std::uint64_t ascii_mask = ensure_ascii ? 0x8080808080808080u : 0;
+  const auto word = [&](std::size_t at) {
+    const auto* p = reinterpret_cast<const std::byte*>(s.data() + at);  // NOLINT(*-reinterpret-cast)
+    return gguf::detail::load_le<std::uint64_t>(p);
+  };
+  const auto first = [](std::uint64_t flags) { return static_cast<std::size_t>(std::countr_zero(flags)) / 8; };
+  // a byte json.dumps escapes: 1 always, 2 with ensure_ascii
+  static constexpr auto escapes = [] {
+    std::array<std::uint8_t, 256> t{};
+    for (std::size_t b = 0; b < 256; ++b) t[b] = b < 0x20 || b == '"' || b == '\\' ? 1 : b >= 0x80 ? 2 : 0;
+    return t;
+  }();
+  const std::uint8_t escaped = ensure_ascii ? 3 : 1;
+  const auto needs_escape = [&](unsigned char b) { return (escapes[b] & escaped) != 0; };
+  const std::size_t n = s.size();
+  if (n <= 16) {  // a key or a short value, most often with nothing to escape: written at once
+    bool plain = true;
+    if (n >= 8) {  // two words cover it (a flag can be wrong only above a true one)
+      plain = (json_escapes(word(0), ascii_mask) | json_escapes(word(n - 8), ascii_mask)) == 0;
+    } else {
+      for (std::size_t k = 0; k < n && plain; ++k) plain = !needs_escape(static_cast<unsigned char>(s[k]));
+    }
+    if (plain) {
+      char* to = out.room(n + 2);
+      to[0] = '"';
+      text_buffer::copy_short(to + 1, s.data(), n);
+      to[n + 1] = '"';
+      out.advance(n + 2);
+      return;
+    }
+  }
+  out += '"';
+  std::size_t i = 0;
+  while (i < n) {
+    // the end of the run from i that needs no escape
+    std::size_t run = i;
+    if (n >= 8) {
+      bool found = false;
+      while (!found && run + 8 <= n) {
+        const std::uint64_t flags = json_escapes(word(run), ascii_mask);
+        found = flags != 0;
+        run += found ? first(flags) : 8;
+      }
+      if (!found && run < n) {
+        // the last word, read from n - 8 and shifted so that `run` is its first byte (a byte before it may
+        // be one just escaped, whose borrow would flag the next); the zeros shifted in are past the end
+        const std::uint64_t flags = json_escapes(word(n - 8) >> (8 * (run - (n - 8))), ascii_mask);
+        run = std::min(run + (flags ? first(flags) : 8), n);
+      }
+    } else {
+      while (run < n && !needs_escape(static_cast<unsigned char>(s[run]))) ++run;
+    }
+    if (run > i) out += s.substr(i, run - i);
+    if (run == n) break;
+    i = run;
+    const auto c = static_cast<unsigned char>(s[i]);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      default:
+        if (c < 0x20) {
+          out += "\\u00";
+          out += hex[c >> 4];
+          out += hex[c & 15];
+        } else {  // 0x80 on, with ensure_ascii
+          std::size_t len = 0;
+          char32_t cp = py::decode_at(s, i, len);
+          const auto u = [&](std::uint32_t x) {
+            out += "\\u";
+            for (int k = 12; k >= 0; k -= 4) out += hex[(x >> k) & 15];
+          };
+          if (cp >= 0x10000) {
+            cp -= 0x10000;
+            u(0xD800 + (cp >> 10));
+            u(0xDC00 + (cp & 0x3FF));
+          } else {
+            u(cp);
+          }
+          i += len - 1;
+        }
+    }
+    ++i;
+  }
+  out += '"';
+}
+
+}  // namespace detail
+
+inline bool renderer::to_json(const value& v, const json_style& st, std::uint32_t level) {
+  text_buffer& out = *st.out;
+  const std::string* indent = st.indent;
+  const std::string_view item_sep = st.item_sep, key_sep = st.key_sep;
+  const bool sort_keys = st.sort_keys;
   if (level > max_value_depth) return too_deep_value();
   // what this level's newlines may add, checked before they are written
   if (!fits(out.size() + (indent ? (std::uint64_t{level} + 1) * (indent->size() + 1) : 0))) return false;
-  const auto newline = [&](std::uint32_t l) {
-    out += '\n';
-    for (std::uint32_t k = 0; k < l; ++k) out += *indent;
+  // the item separator when `sep`, a newline and l indents: one append (json_newlines_ keeps them)
+  const auto newline = [&](std::uint32_t l, bool sep) {
+    const std::size_t s = item_sep.size(), n = s + 1 + std::size_t{l} * indent->size();
+    while (json_newlines_.size() < n) json_newlines_ += *indent;
+    out += sep ? std::string_view(json_newlines_).substr(0, n) : std::string_view(json_newlines_).substr(s, n - s);
   };
-  const auto string = [&](std::string_view s) {
-    out += '"';
-    static constexpr char hex[] = "0123456789abcdef";
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      // a run that needs no escape, appended at once: found 8 bytes at a time (a byte below 0x20, a quote
-      // or a backslash, or with ensure_ascii one of 0x80 and above, ends it)
-      std::size_t run = i;
-      constexpr std::uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-      const std::uint64_t ascii_mask = ensure_ascii_ ? highs : 0;
-      while (run + 8 <= s.size()) {
-        std::uint64_t x = 0;
-        std::memcpy(&x, s.data() + run, 8);
-        const auto zero_byte = [&](std::uint64_t y) { return (y - ones) & ~y & highs; };
-        const std::uint64_t below_space = (x - 0x20 * ones) & ~x & highs;
-        if ((below_space | zero_byte(x ^ (0x22 * ones)) | zero_byte(x ^ (0x5C * ones)) | (x & ascii_mask)) != 0) break;
-        run += 8;
-      }
-      while (run < s.size()) {
-        const auto b = static_cast<unsigned char>(s[run]);
-        if (b < 0x20 || b == '"' || b == '\\' || (b >= 0x80 && ensure_ascii_)) break;
-        ++run;
-      }
-      if (run > i) {
-        out += s.substr(i, run - i);
-        i = run - 1;
-        continue;
-      }
-      const auto c = static_cast<unsigned char>(s[i]);
-      switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
-        default:
-          if (c < 0x20) {
-            out += "\\u00";
-            out += hex[c >> 4];
-            out += hex[c & 15];
-          } else if (c >= 0x80 && ensure_ascii_) {
-            std::size_t len = 0;
-            char32_t cp = py::decode_at(s, i, len);
-            const auto u = [&](std::uint32_t x) {
-              out += "\\u";
-              for (int k = 12; k >= 0; k -= 4) out += hex[(x >> k) & 15];
-            };
-            if (cp >= 0x10000) {
-              cp -= 0x10000;
-              u(0xD800 + (cp >> 10));
-              u(0xDC00 + (cp & 0x3FF));
-            } else {
-              u(cp);
-            }
-            i += len - 1;
-          } else {
-            out += static_cast<char>(c);
-          }
-      }
-    }
-    out += '"';
-  };
+  const auto string = [&](std::string_view s) { detail::append_json_string(out, s, ensure_ascii_); };
   switch (v.type) {
     case vt::none: out += "null"; return true;
     case vt::boolean: out += v.u.b ? "true" : "false"; return true;
@@ -1058,11 +1112,14 @@ inline bool renderer::to_json(const value& v, text_buffer& out, const std::strin
       }
       out += '[';
       for (std::uint32_t k = 0; k < l->size; ++k) {
-        if (k) out += item_sep;
-        if (indent) newline(level + 1);
-        if (!to_json(l->items[k], out, indent, item_sep, key_sep, sort_keys, level + 1)) return false;
+        if (indent) {
+          newline(level + 1, k != 0);
+        } else if (k) {
+          out += item_sep;
+        }
+        if (!to_json(l->items[k], st, level + 1)) return false;
       }
-      if (indent) newline(level);
+      if (indent) newline(level, false);
       out += ']';
       return true;
     }
@@ -1093,8 +1150,11 @@ inline bool renderer::to_json(const value& v, text_buffer& out, const std::strin
       for (std::uint32_t i = 0; i < d->size; ++i) {
         const std::uint32_t k = sort_keys ? keys[i] : i;
         const value& key = d->keys[k];
-        if (i) out += item_sep;
-        if (indent) newline(level + 1);
+        if (indent) {
+          newline(level + 1, i != 0);
+        } else if (i) {
+          out += item_sep;
+        }
         switch (key.type) {
           case vt::string: string(key.str()); break;
           case vt::none: out += "\"null\""; break;
@@ -1103,16 +1163,16 @@ inline bool renderer::to_json(const value& v, text_buffer& out, const std::strin
           case vt::big_integer:
           case vt::floating: {
             text_buffer k2;
-            if (!to_json(key, k2, nullptr, ", ", ": ", false, level)) return false;
+            if (!to_json(key, json_style{&k2, nullptr, ", ", ": ", false}, level)) return false;
             string(k2.view());
             break;
           }
           default: return type_error(std::string("keys must be str, int, float, bool or None, not ") + type_name(key));
         }
         out += key_sep;
-        if (!to_json(d->values[k], out, indent, item_sep, key_sep, sort_keys, level + 1)) return false;
+        if (!to_json(d->values[k], st, level + 1)) return false;
       }
-      if (indent) newline(level);
+      if (indent) newline(level, false);
       out += '}';
       return true;
     }

@@ -108,10 +108,11 @@ inline std::int64_t variable_symbol(const compiled_template& t, std::string_view
 class render_session {
  public:
   /// A render of `t` (made by compile_chat_template) with `options`; failures are reported in `err`,
-  /// which must outlive the session.
-  render_session(const compiled_template& t, const render_options& options, jinja::error_info& err)
+  /// which must outlive the session. `workspace`, if given, lends it its buffers (see render_workspace).
+  render_session(const compiled_template& t, const render_options& options, jinja::error_info& err,
+                 jinja::render_workspace* workspace = nullptr)
       : r_(static_cast<const compiled_program&>(t).program,  // NOLINT(cppcoreguidelines-pro-type-static-cast-downcast)
-           options.limits, options.now ? &*options.now : nullptr, err),
+           options.limits, options.now ? &*options.now : nullptr, err, workspace),
         err_(err) {}
 
   /// The renderer, to make and bind the variables on.

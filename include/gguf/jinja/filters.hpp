@@ -767,7 +767,8 @@ inline bool renderer::filter_text(std::string_view name, const value& in, const 
     const bool saved = ensure_ascii_;
     ensure_ascii_ = ea && truthy(*ea);
     json_.clear();
-    const bool ok = to_json(in, json_, indent, item_sep, key_sep, sort_keys, 0);
+    json_newlines_ = item_sep + '\n';
+    const bool ok = to_json(in, json_style{&json_, indent, item_sep, key_sep, sort_keys}, 0);
     ensure_ascii_ = saved;
     return ok && make_string(json_.view(), out);
   }

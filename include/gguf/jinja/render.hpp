@@ -71,6 +71,19 @@ class level_pool {
  private:
   std::vector<std::unique_ptr<T>> items_;  // stable addresses: an outer lease's object stays put
   std::size_t used_ = 0;
+
+ public:
+  /// Frees its objects (none may be leased).
+  void release() noexcept {
+    if (used_ == 0) items_.clear();
+  }
+  /// The bytes its objects hold, `size_of` each.
+  template <class F>
+  std::size_t room(F size_of) const {
+    std::size_t n = 0;
+    for (const auto& x : items_) n += size_of(*x);
+    return n;
+  }
 };
 
 /// A call's positional and keyword arguments.
@@ -84,6 +97,36 @@ struct arg_list {
   }
 };
 }  // namespace detail
+
+/**
+ * The heap buffers a render works in: kept by a caller that renders many times on one thread and lent
+ * to each render (see renderer), they are allocated once rather than once a render (five to ten
+ * allocations in a render with macros, calls or tojson). One render at a time uses one: a render made
+ * while another holds it (a render started from a conversion's Python code) uses buffers of its own.
+ */
+struct render_workspace {
+  std::string scratch;                             ///< renderer's text stack
+  detail::level_pool<std::string> captures;        ///< captured texts, one a nesting level
+  detail::level_pool<detail::arg_list> arg_lists;  ///< argument lists, one a nesting level
+  text_buffer json;                                ///< tojson's text
+  std::string json_newlines;                       ///< tojson's separator, newline and indents
+  bool busy = false;                               ///< a render holds it
+
+  /// Frees everything when the buffers hold more than `keep` bytes of room (after a huge render).
+  void trim(std::size_t keep) {
+    const std::size_t room = scratch.capacity() + json.capacity() + json_newlines.capacity() +
+                             captures.room([](const std::string& s) { return s.capacity(); }) +
+                             arg_lists.room([](const detail::arg_list& a) {
+                               return a.args.capacity() * sizeof(value) + a.kwargs.capacity() * sizeof(a.kwargs[0]);
+                             });
+    if (room <= keep || busy) return;
+    std::string().swap(scratch);
+    std::string().swap(json_newlines);
+    json.release();
+    captures.release();
+    arg_lists.release();
+  }
+};
 
 /// A scope: its bindings and the scope it sees into.
 struct frame {
@@ -187,15 +230,19 @@ class renderer {
  public:
   /// A renderer of `p`, within `l`, with `now` for strftime_now (null: the local time, read when a
   /// template first asks, so that a render that never asks reads no clock). Every failure from here on,
-  /// making the context's values included, is reported in `err` (which must outlive the renderer); the
-  /// time limit counts from now.
-  renderer(const program& p, const limits& l, const std::tm* now, error_info& err)
+  /// making the context's values included, is reported in `err` (which must outlive the renderer). The
+  /// time limit counts from the render's first 256 steps (a few microseconds: no clock is read before).
+  /// `ws`, when given and not in use, lends the render its buffers (a caller that renders many times on
+  /// one thread keeps their room from one render to the next: pygguf does).
+  renderer(const program& p, const limits& l, const std::tm* now, error_info& err, render_workspace* ws = nullptr)
       : p_(p),
         limits_(l),
         now_(now ? *now : std::tm{}),
         now_set_(now != nullptr),
-        err_(&err),
-        start_(std::chrono::steady_clock::now()) {
+        ws_(ws && !ws->busy ? *ws : own_),
+        err_(&err) {
+    ws_.busy = true;
+    scratch_.clear();
     arena_.set_limit(l.max_memory);
     // the context's slots, one a symbol, in the arena
     const std::size_t n = p.symbols.size();
@@ -210,6 +257,11 @@ class renderer {
     bound_ = ctx_set_ + std::max<std::size_t>(n, 1);
     std::memset(ctx_set_, 0, std::max<std::size_t>(n, 1) * 2);
   }
+  renderer(const renderer&) = delete;
+  renderer& operator=(const renderer&) = delete;
+  renderer(renderer&&) = delete;
+  renderer& operator=(renderer&&) = delete;
+  ~renderer() { ws_.busy = false; }
 
   /// Binds a context variable (a name the template never uses is ignored).
   void bind(std::string_view name, value v) { bind_symbol(symbol(name), v); }
@@ -221,6 +273,14 @@ class renderer {
     if (s < 0 || !ctx_) return;
     ctx_[static_cast<std::size_t>(s)] = v;
     ctx_set_[static_cast<std::size_t>(s)] = 1;
+  }
+
+  /// Calls `hook(context)` once when the render turns out long (at most 256 steps, a few microseconds,
+  /// after this call; never in a render that ends sooner): pygguf, which sets it once it has made the
+  /// context, releases the GIL there (for a short render that would cost more than the render).
+  void on_long_render(void (*hook)(void*), void* context) noexcept {
+    long_render_ = hook;
+    long_render_context_ = context;
   }
 
   /// The arena values of the context are made in.
@@ -263,6 +323,17 @@ class renderer {
   }
   /// An empty dict (or namespace) with room for `capacity` items.
   bool make_dict(std::size_t capacity, value& out, vt type = vt::dict) {
+    if (capacity - 1 < 15) {  // 1 to 15 keys, the usual (no index): the dict and its room in one piece
+      constexpr std::size_t head = (sizeof(dict_object) + 15) & ~std::size_t{15};
+      auto* p = static_cast<std::byte*>(arena_.allocate(head + 2 * capacity * sizeof(value)));
+      if (!p) return out_of_memory();
+      auto* d = new (p) dict_object{};
+      d->keys = reinterpret_cast<value*>(p + head);  // NOLINT(cppcoreguidelines-pro-type-reinterpret-cast)
+      d->values = d->keys + capacity;
+      d->capacity = static_cast<std::uint32_t>(capacity);
+      out = value::object(type, d);
+      return true;
+    }
     auto* d = static_cast<dict_object*>(arena_.allocate(sizeof(dict_object)));
     if (!d) return out_of_memory();
     *d = dict_object{};
@@ -281,6 +352,18 @@ class renderer {
   }
   /// Appends d[key] = v, `key` known to be new (a JSON object's keys are).
   bool dict_append(dict_object* d, const value& key, const value& v) {
+    if (d->size < d->capacity && !d->slots) {  // the usual, inline
+      d->keys[d->size] = key;
+      d->values[d->size] = v;
+      ++d->size;
+      return true;
+    }
+    return dict_append_growing(d, key, v);
+  }
+
+ private:
+  // full, or indexed (16 keys on): apart, so that dict_append inlines
+  GGUF_COLD bool dict_append_growing(dict_object* d, const value& key, const value& v) {
     if (d->size == d->capacity && !grow(d, d->capacity ? std::size_t{d->capacity} * 2 : 4)) return false;
     d->keys[d->size] = key;
     d->values[d->size] = v;
@@ -289,7 +372,6 @@ class renderer {
     return true;
   }
 
- private:
   friend struct builtins;
   friend struct detail::filter_call;
   enum class flow : std::uint8_t { normal, brk, cont, fail };
@@ -305,14 +387,16 @@ class renderer {
   // `messages`, is looked up in the context without a walk through the scopes)
   std::uint8_t* bound_ = nullptr;
   std::string* out_ = nullptr;
+  render_workspace own_;  // the buffers, unless the caller lends its own
+  render_workspace& ws_;
   // Text built before it is copied into the arena or written: used as a stack (each use appends after
   // what an enclosing use holds and cuts back to where it began), so that nested uses cannot clobber
   // each other and a render allocates it once rather than a string per concatenation or message.
-  std::string scratch_;
+  std::string& scratch_ = ws_.scratch;
   // The texts that macro calls, recursive loops, set and filter blocks capture, and the argument lists
   // of calls, filters and tests: one a nesting level, reused (see detail::level_pool).
-  detail::level_pool<std::string> captures_;
-  detail::level_pool<detail::arg_list> arg_lists_;
+  detail::level_pool<std::string>& captures_ = ws_.captures;
+  detail::level_pool<detail::arg_list>& arg_lists_ = ws_.arg_lists;
   using capture_buffer = detail::level_pool<std::string>::lease;
   using call_args = detail::level_pool<detail::arg_list>::lease;
   error_info* err_ = nullptr;
@@ -320,9 +404,13 @@ class renderer {
   std::uint32_t depth_ = 0;
   std::uint32_t line_ = 0;
   bool autoescape_ = false;
-  bool ensure_ascii_ = false;  // tojson's, for the call under way
-  text_buffer json_;           // tojson's text (no template code runs while it is written)
-  std::chrono::steady_clock::time_point start_;
+  bool ensure_ascii_ = false;                       // tojson's, for the call under way
+  text_buffer& json_ = ws_.json;                    // tojson's text (no template code runs while it is written)
+  std::string& json_newlines_ = ws_.json_newlines;  // tojson's item separator, newline and indents, in a row
+  std::chrono::steady_clock::time_point start_;     // of the time limit, once started_
+  bool started_ = false;
+  void (*long_render_)(void*) = nullptr;  // see on_long_render
+  void* long_render_context_ = nullptr;
   stack_budget stack_{0};
 
   // ---- errors and limits --------------------------------------------------------------------------
@@ -371,10 +459,22 @@ class renderer {
     const std::uint64_t before = steps_;
     steps_ += units;
     if (steps_ > limits_.max_steps) return fail(error_info::kind::limit, "the render takes more steps than its limit");
-    if ((before >> 8) != (steps_ >> 8) && std::chrono::steady_clock::now() - start_ > limits_.max_time) {
+    if ((before >> 8) != (steps_ >> 8) && past_time_limit()) {
       return fail(error_info::kind::limit, "the render takes longer than its time limit");
     }
     return true;
+  }
+  // The clock, every 256 steps: the first read starts the time limit (a render shorter than that reads
+  // no clock); the caller's long-render hook is called at the first read after it was set.
+  GGUF_COLD bool past_time_limit() {
+    if (long_render_) std::exchange(long_render_, nullptr)(long_render_context_);
+    const auto now = std::chrono::steady_clock::now();
+    if (!started_) {
+      started_ = true;
+      start_ = now;
+      return false;
+    }
+    return now - start_ > limits_.max_time;
   }
   bool write(std::string_view s) {
     if (out_->size() + s.size() > limits_.max_output) {
@@ -1222,8 +1322,14 @@ class renderer {
 
   // ---- text ---------------------------------------------------------------------------------------
 
-  bool to_json(const value& v, text_buffer& out, const std::string* indent, std::string_view item_sep,
-               std::string_view key_sep, bool sort_keys, std::uint32_t level);
+  // how tojson writes: where, and json.dumps's indent (null: none), separators and sort_keys
+  struct json_style {
+    text_buffer* out;
+    const std::string* indent;
+    std::string_view item_sep, key_sep;
+    bool sort_keys;
+  };
+  bool to_json(const value& v, const json_style& st, std::uint32_t level);
   bool percent_format(std::string_view fmt, const value& argv, value& out);
   bool str_format(std::string_view fmt, const std::vector<value>& args,
                   const std::vector<std::pair<std::string_view, value>>& kwargs, value& out);

@@ -312,34 +312,33 @@ class text_buffer {
   ~text_buffer() = default;
 
   /// Appends a byte.
-  text_buffer& operator+=(char c) {
+  GGUF_HOT_INLINE text_buffer& operator+=(char c) {
     if (size_ == capacity_) grow(1);
     data_[size_++] = c;
     return *this;
   }
   /// Appends bytes.
-  text_buffer& operator+=(std::string_view s) {
+  GGUF_HOT_INLINE text_buffer& operator+=(std::string_view s) {
     const std::size_t n = s.size();
-    if (capacity_ - size_ < n) grow(n);
-    char* to = data_.get() + size_;
-    const char* from = s.data();
-    // most pieces are a few bytes (a key, ", "): two fixed-size moves, not a call
-    if (n >= 8 && n <= 16) {
-      move_bytes<8>(to, from);
-      move_bytes<8>(to + n - 8, from + n - 8);
-    } else if (n >= 4 && n < 8) {
-      move_bytes<4>(to, from);
-      move_bytes<4>(to + n - 4, from + n - 4);
-    } else if (n >= 2 && n < 4) {
-      move_bytes<2>(to, from);
-      move_bytes<2>(to + n - 2, from + n - 2);
-    } else if (n == 1) {
-      *to = *from;
-    } else if (n > 16) {
-      std::memcpy(to, from, n);
-    }
+    if (n > 16 || capacity_ - size_ < 16) return append_long(s);
+    copy_short(data_.get() + size_, s.data(), n);
     size_ += n;
     return *this;
+  }
+  /// Copies n <= 16 bytes: most pieces are a few bytes (a key, ", ", an indent), for which two
+  /// fixed-size moves cost less than a call of memcpy.
+  GGUF_HOT_INLINE static void copy_short(char* to, const char* from, std::size_t n) noexcept {
+    if (n >= 8) {
+      move_bytes<8>(to, from);
+      move_bytes<8>(to + n - 8, from + n - 8);
+    } else if (n >= 4) {
+      move_bytes<4>(to, from);
+      move_bytes<4>(to + n - 4, from + n - 4);
+    } else if (n != 0) {
+      to[0] = from[0];
+      to[n / 2] = from[n / 2];
+      to[n - 1] = from[n - 1];
+    }
   }
   /// The bytes written.
   std::string_view view() const noexcept { return {data_.get(), size_}; }
@@ -347,6 +346,20 @@ class text_buffer {
   std::size_t size() const noexcept { return size_; }
   /// Empties it (its room is kept).
   void clear() noexcept { size_ = 0; }
+  /// Its room.
+  std::size_t capacity() const noexcept { return capacity_; }
+  /// Where the next `n` bytes go: write them there, then advance(n).
+  char* room(std::size_t n) {
+    if (capacity_ - size_ < n) grow(n);
+    return data_.get() + size_;
+  }
+  /// Counts `n` bytes written at room(n).
+  void advance(std::size_t n) noexcept { size_ += n; }
+  /// Empties it and frees its room.
+  void release() noexcept {
+    data_.reset();
+    size_ = capacity_ = 0;
+  }
 
  private:
   std::unique_ptr<char[]> data_;
@@ -358,8 +371,15 @@ class text_buffer {
     std::memcpy(x, from, N);
     std::memcpy(to, x, N);
   }
+  text_buffer& append_long(std::string_view s) {  // or into a buffer with less than 16 bytes of room
+    if (capacity_ - size_ < s.size()) grow(s.size());
+    if (!s.empty()) std::memcpy(data_.get() + size_, s.data(), s.size());
+    size_ += s.size();
+    return *this;
+  }
   GGUF_COLD void grow(std::size_t more) {
-    const std::size_t capacity = std::max<std::size_t>({size_ + more, capacity_ * 2, 256});
+    // from 4 KiB: a tool's schema fits, with one allocation a render
+    const std::size_t capacity = std::max<std::size_t>({size_ + more, capacity_ * 2, 4096});
     std::unique_ptr<char[]> bigger(new char[capacity]);
     if (size_) std::memcpy(bigger.get(), data_.get(), size_);
     data_ = std::move(bigger);
