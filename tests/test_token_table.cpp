@@ -12,6 +12,7 @@
 
 #include "gguf/detail/thread_team.hpp"
 #include "gguf/text/merges.hpp"
+#include "gguf/text/pair_filter.hpp"
 #include "gguf/text/token_table.hpp"
 #include "gguf_writer.hpp"
 
@@ -339,3 +340,37 @@ TEST_CASE("merges resolved by two threads, a chunk at a time, name the first bad
 }
 
 }  // namespace test_token_table
+
+TEST_CASE("the pair filter never says no to a pair it holds, and says no to most others") {
+  using gguf::text::detail::pair_filter;
+  using gguf::text::detail::unit_key;
+  const std::string_view chars[] = {"a", "\xC3\xA9", "\xE0\xB8\x81", "\xF0\x9F\x98\x80", "\xE2\x96\x81"};
+  // every key differs by bytes, length and kind
+  CHECK(unit_key("a", 1) != unit_key("a", 1, 1));
+  CHECK(unit_key("ab", 1) == unit_key("a", 1));
+  CHECK(unit_key("\xE0\xB8\x81", 2) != unit_key("\xE0\xB8\x81", 3));
+
+  pair_filter none;
+  CHECK_FALSE(static_cast<bool>(none));
+  CHECK(none.may_follow(unit_key("a", 1), unit_key("a", 1)));  // a filter not made cuts nothing
+
+  std::mt19937_64 rng(7);
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> held, other;
+  for (int i = 0; i < 20000; ++i) {
+    const auto key = [&] {
+      const std::uint64_t r = rng();
+      const std::string_view c = chars[r % 5];
+      const std::uint32_t salt = static_cast<std::uint32_t>(r >> 8) & 0xFFFF;  // many distinct units
+      return unit_key(c.data(), c.size(), 0) ^ (std::uint64_t{salt} << 40);
+    };
+    held.emplace_back(key(), key());
+    other.emplace_back(key() | (std::uint64_t{1} << 63), key());
+  }
+  pair_filter f(held.size());
+  for (const auto& [a, b] : held) f.add(a, b);
+  for (const auto& [a, b] : held) REQUIRE(f.may_follow(a, b));
+  std::size_t yes = 0;
+  for (const auto& [a, b] : other) yes += f.may_follow(a, b);
+  CHECK(yes < other.size() / 25);  // under 4% wrong at the size it was made for (about 2% expected)
+  CHECK(f.memory_bytes() >= held.size() * 10 / 8);
+}

@@ -255,13 +255,7 @@ class tokenizer {
           }
           buf.clear();
           if (v.add_space_prefix && prev_special) buf += "\xE2\x96\x81";
-          for (char c : raw(f)) {
-            if (c == ' ') {
-              buf += "\xE2\x96\x81";
-            } else {
-              buf += c;
-            }
-          }
+          text::escape_spaces(raw(f), buf);
           if (auto r = state_->spm->encode(buf, out, s); !r) failed = r.error();
           prev_special = false;
         });

@@ -98,6 +98,43 @@ def corpus(specials, n_random, seed=1):
     return texts
 
 
+def byte_decoder():
+    """GPT-2's byte-level encoding backwards: the character of each byte to the byte."""
+    keep = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    chars, extra = {}, 0
+    for b in range(256):
+        if b in keep:
+            chars[chr(b)] = b
+        else:
+            chars[chr(256 + extra)] = b
+            extra += 1
+    return chars
+
+
+def long_words(tokens, n, seed=5):
+    """Long texts without spaces, where a tokenizer may cut words it cannot cache (issue 49): script lines
+    run together, and the vocabulary's own token texts run together (every pair of neighbours inside
+    tokens met at the joins), as stored and as raw bytes (GPT-2's byte-level characters decoded)."""
+    rng = random.Random(seed)
+    lines = ["Привет мир", "Γειά σου Κόσμε", "مرحبا بالعالم", "שלום עולם", "नमस्ते दुनिया क्षत्रिय", "สวัสดีชาวโลกภาษาไทย",
+             "你好世界这是一个测试", "日本語のテキストカタカナとひらがな", "한국어텍스트안녕하세요", "😀😃👍🏽👨‍👩‍👧‍👦🇫🇷❤️✨",
+             "e\u0301a\u0308n\u0303\u0915\u094d\u0937", "١٢٣٤٥٦٧٨٩٠१२३४५"]
+    texts = []
+    for _ in range(n):
+        texts.append("".join(rng.choice(lines).replace(" ", "") for _ in range(rng.randint(2, 12))).encode("utf-8"))
+    dec = byte_decoder()
+    plain = [t for t in tokens if t and not t.startswith(b"<0x")]
+    for _ in range(n if plain else 0):
+        picked = [rng.choice(plain) for _ in range(rng.randint(2, 40))]
+        texts.append(b"".join(picked))
+        raw = []
+        for t in picked:
+            u = t.decode("utf-8", "replace")
+            raw.append(bytes(dec[c] for c in u) if all(c in dec for c in u) else t.replace("\u2581".encode("utf-8"), b" "))
+        texts.append(b"".join(raw))
+    return texts
+
+
 def oracle(shared):
     sys.path.insert(0, os.path.join(shared, "oracle"))
     import ggml_oracle  # noqa: E402
@@ -113,6 +150,16 @@ def specials_of(go, path):
     types = md.get("tokenizer.ggml.token_type", {}).get("value", [])
     out = [t.encode("utf-8") for t, ty in zip(toks, types) if ty in (3, 4) and t]
     return sorted(set(out), key=lambda s: (-len(s), s))
+
+
+def normal_tokens_of(go, path):
+    """The texts of the normal tokens, from the file (bytes)."""
+    r = subprocess.run([sys.executable, os.path.join(go.HERE, "ggml_oracle.py"), "inspect", path],
+                       capture_output=True, text=True)
+    md = {e["key"]: e["value"] for e in json.loads(r.stdout)["metadata"]}
+    toks = md.get("tokenizer.ggml.tokens", {}).get("value", [])
+    types = md.get("tokenizer.ggml.token_type", {}).get("value", [1] * len(toks))
+    return [t.encode("utf-8") for t, ty in zip(toks, types) if ty == 1 and t]
 
 
 def ours(batch, path, texts, work):
@@ -210,7 +257,7 @@ def main():
                 continue
             path = os.path.join(vocab_dir, f)
             specials = specials_of(go, path)
-            texts = corpus(specials, a.random)
+            texts = corpus(specials, a.random) + long_words(normal_tokens_of(go, path), a.random // 3)
             bad, what = compare(go, a.batch, path, texts, work, f)
             failures += bad > 0
             print("%-34s %s: %s" % (f, "ok" if bad == 0 else "%d MISMATCHES" % bad, what), flush=True)
@@ -257,7 +304,7 @@ def main():
             for f in files:
                 if f not in ("ggml-vocab-gpt-2.gguf", "ggml-vocab-deepseek-llm.gguf") or (a.only and a.only not in f):
                     continue
-                texts = corpus([], a.random // 3, seed=7)
+                texts = corpus([], a.random // 3, seed=7) + long_words(normal_tokens_of(go, os.path.join(vocab_dir, f)), 12)
                 jobs += [(f, os.path.join(vocab_dir, f), texts, pre) for pre in PRE_NAMES]
             with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
                 for (f, _, _, pre), (bad, what) in zip(jobs, pool.map(one_pre, jobs)):

@@ -2,6 +2,7 @@
 #define GGUF_TEXT_BPE_HPP
 
 #include <algorithm>
+#include <mutex>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "gguf/text/codepoints.hpp"
+#include "gguf/text/pair_filter.hpp"
 #include "gguf/text/text_cache.hpp"
 #include "gguf/text/pretokenizer.hpp"
 #include "gguf/text/token_table.hpp"
@@ -55,6 +57,7 @@ class bpe_encoder {
     std::vector<std::uint32_t> sym_begin;  ///< the symbol's first byte in the word
     std::vector<std::uint32_t> sym_end;    ///< past its last byte
     detail::word_cache cache;              ///< words seen in this call
+    detail::word_cache pieces;             ///< pieces of long words cut apart, seen in this call
   };
 
   /**
@@ -69,13 +72,7 @@ class bpe_encoder {
     std::string escaped;
     if (escape_spaces && v.escape_whitespaces) {
       escaped.reserve(text.size());
-      for (char c : text) {
-        if (c == ' ') {
-          escaped += "\xE2\x96\x81";
-        } else {
-          escaped += c;
-        }
-      }
+      text::escape_spaces(text, escaped);
       text = escaped;
     }
     s.cpts.clear();
@@ -117,6 +114,127 @@ class bpe_encoder {
         return;
       }
     }
+    if (word.size() > cut_above && pairs_of_vocabulary()) {
+      encode_cut(word, out, s);
+      return;
+    }
+    merge_word(word, out, s);
+  }
+
+  // Words longer than this are cut where no merge can join (`pairs_`): an unspaced script's words (Thai,
+  // Chinese, Japanese: a sentence is one word) rarely repeat, their pieces do.
+  static constexpr std::size_t cut_above = 24;
+
+  // The kinds of units `pairs_` holds: a whole character, the end of one (a token that begins inside a
+  // character; its last byte) and the start of one (a token that ends inside a character; its lead byte).
+  enum : unsigned { unit_whole = 0, unit_tail = 1, unit_head = 2 };
+
+  // Whether a merge may join the character [a, a + na) to the one at [b, b + nb) after it in valid UTF-8.
+  bool may_join(const char* a, std::size_t na, const char* b, std::size_t nb) const noexcept {
+    if (!v_->byte_encode) return pairs_.may_follow(detail::unit_key(a, na), detail::unit_key(b, nb));
+    const std::uint64_t aw = detail::unit_key(a, na, unit_whole), bw = detail::unit_key(b, nb, unit_whole);
+    const std::uint64_t at = detail::unit_key(a + na - 1, 1, unit_tail), bh = detail::unit_key(b, 1, unit_head);
+    return pairs_.may_follow(aw, bw) || (na > 1 && pairs_.may_follow(at, bw)) ||
+           (nb > 1 && pairs_.may_follow(aw, bh)) || (na > 1 && nb > 1 && pairs_.may_follow(at, bh));
+  }
+
+  // A long word cut between characters no merge joins; each piece merged apart (and each distinct one once).
+  void encode_cut(std::string_view word, std::vector<token_id>& out, scratch& s) const {
+    std::size_t start = 0, prev = 0;
+    const auto piece = [&](std::string_view p) {
+      const std::uint64_t h = detail::hash_bytes(p.data(), p.size());
+      std::size_t n = 0;
+      if (const token_id* ids = s.pieces.find(p, h, n)) {
+        out.insert(out.end(), ids, ids + n);
+        return;
+      }
+      const std::size_t before = out.size();
+      merge_word(p, out, s);
+      s.pieces.insert(p, h, out.data() + before, out.size() - before);
+    };
+    for (std::size_t at = 0; at < word.size();) {
+      const std::size_t len =
+          std::min<std::size_t>(utf8_sequence_length(static_cast<unsigned char>(word[at])), word.size() - at);
+      if (at > start && !may_join(word.data() + prev, at - prev, word.data() + at, len)) {
+        piece(word.substr(start, at - start));
+        start = at;
+      }
+      prev = at;
+      at += len;
+    }
+    piece(word.substr(start));
+  }
+
+  // The pairs of neighbouring units inside the tokens a merge can make, as a word's bytes split them: with
+  // byte-level encoding, each token's bytes as whole characters, a character's end first (a token that
+  // begins inside one) and a character's start last; tokens that are no piece of valid UTF-8 never form
+  // in a word (words are valid UTF-8) and are left out. Without it, characters as SPM splits them.
+  static detail::pair_filter pairs_in(const vocabulary& v) {
+    std::size_t bytes = 0;
+    for (token_id id = 0; static_cast<std::size_t>(id) < v.size(); ++id) bytes += v.tokens.text(id).size();
+    detail::pair_filter f(bytes / 3 + 1);
+    std::string raw;
+    for (token_id id = 0; static_cast<std::size_t>(id) < v.size(); ++id) {
+      const std::string_view t = v.tokens.text(id);
+      if (!v.byte_encode) {
+        std::uint64_t prev = 0;
+        for (std::size_t at = 0; at < t.size();) {
+          const std::size_t len =
+              std::min<std::size_t>(utf8_sequence_length(static_cast<unsigned char>(t[at])), t.size() - at);
+          const std::uint64_t key = detail::unit_key(t.data() + at, len);
+          if (at > 0) f.add(prev, key);
+          prev = key;
+          at += len;
+        }
+        continue;
+      }
+      raw.clear();
+      bool mapped = true;
+      for (std::size_t at = 0; at < t.size() && mapped;) {
+        const auto d = decode_utf8_at(reinterpret_cast<const unsigned char*>(t.data()) + at, t.size() - at);
+        const int b = codepoint_to_byte(d.codepoint);
+        mapped = b >= 0 && d.length > 0;
+        raw += static_cast<char>(b);
+        at += d.length ? d.length : 1;
+      }
+      if (mapped) add_raw_units(f, raw);
+    }
+    return f;
+  }
+
+  static void add_raw_units(detail::pair_filter& f, std::string_view r) {
+    const auto cont = [&](std::size_t i) { return (static_cast<unsigned char>(r[i]) & 0xC0) == 0x80; };
+    std::size_t at = 0;
+    std::uint64_t prev = 0;
+    bool have_prev = false;
+    if (cont(0)) {  // the end of a character: its last byte stands for it
+      while (at < r.size() && cont(at)) ++at;
+      if (at > 4) return;
+      prev = detail::unit_key(r.data() + at - 1, 1, unit_tail), have_prev = true;
+    }
+    while (at < r.size()) {
+      const auto lead = static_cast<unsigned char>(r[at]);
+      if (lead >= 0x80 && lead < 0xC0) return;  // a continuation byte out of place: not in valid UTF-8
+      const std::size_t len = utf8_sequence_length(lead);
+      std::size_t k = 1;
+      while (k < len && at + k < r.size() && cont(at + k)) ++k;
+      std::uint64_t key;
+      if (k == len) {
+        key = detail::unit_key(r.data() + at, len, unit_whole);
+      } else if (at + k == r.size()) {  // the start of a character: its lead byte stands for it
+        key = detail::unit_key(r.data() + at, 1, unit_head);
+      } else {
+        return;  // a character cut short inside the token: not in valid UTF-8
+      }
+      if (have_prev) f.add(prev, key);
+      prev = key, have_prev = true;
+      at += k;
+    }
+  }
+
+  // One word's symbols (bytes, or characters) merged, as llama.cpp.
+  void merge_word(std::string_view word, std::vector<token_id>& out, scratch& s) const {
+    const vocabulary& v = *v_;
     // symbols
     s.sym_id.clear(), s.sym_begin.clear(), s.sym_end.clear();
     if (v.byte_encode) {
@@ -235,6 +353,14 @@ class bpe_encoder {
   }
 
   const vocabulary* v_;
+  // Neighbouring units inside tokens, where long words may be cut: made when the first long word needs
+  // it (a few milliseconds for a large vocabulary, which a tokenizer of short prompts never spends).
+  mutable std::once_flag pairs_once_;
+  mutable detail::pair_filter pairs_;
+  const detail::pair_filter& pairs_of_vocabulary() const {
+    std::call_once(pairs_once_, [this] { pairs_ = pairs_in(*v_); });
+    return pairs_;
+  }
   std::vector<token_id> fallback_[256];
 };
 

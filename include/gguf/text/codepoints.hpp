@@ -121,6 +121,23 @@ constexpr std::size_t utf8_sequence_length(unsigned char lead) noexcept {
   return lengths[lead >> 4];
 }
 
+/**
+ * Appends `text` to `out` with each space written as U+2581 (SentencePiece's escaping, which llama.cpp
+ * applies before SPM and SPM-style BPE): the stretches between spaces copied whole.
+ */
+inline void escape_spaces(std::string_view text, std::string& out) {
+  for (std::size_t at = 0;;) {
+    const std::size_t sp = text.find(' ', at);
+    if (sp == std::string_view::npos) {
+      out.append(text.substr(at));
+      return;
+    }
+    out.append(text.substr(at, sp - at));
+    out.append("\xE2\x96\x81");
+    at = sp + 1;
+  }
+}
+
 }  // namespace text
 GGUF_END_NAMESPACE
 

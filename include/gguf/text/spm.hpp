@@ -2,6 +2,7 @@
 #define GGUF_TEXT_SPM_HPP
 
 #include <algorithm>
+#include <mutex>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -9,6 +10,7 @@
 
 #include "gguf/result.hpp"
 #include "gguf/text/codepoints.hpp"
+#include "gguf/text/pair_filter.hpp"
 #include "gguf/text/text_cache.hpp"
 #include "gguf/text/token_table.hpp"
 #include "gguf/text/vocabulary.hpp"
@@ -26,7 +28,7 @@ namespace text {
 class spm_encoder {
  public:
   /** An encoder over `v`, which must outlive it. */
-  explicit spm_encoder(const vocabulary& v) noexcept : v_(&v), splittable_(words_apart(v)) {}
+  explicit spm_encoder(const vocabulary& v) : v_(&v), splittable_(words_apart(v)) {}
 
   /** Per-call buffers: reuse one across calls to skip their allocation. */
   struct scratch {
@@ -48,6 +50,13 @@ class spm_encoder {
     };
     std::vector<candidate> heap;  ///< the pairs to merge, best on top
     detail::word_cache cache;     ///< words seen in this call
+    /// A character cut off on both sides and its ids (its token, or its bytes' tokens), by `unit_key`.
+    struct unit_ids {
+      std::uint64_t key = 0;  ///< 0: empty
+      token_id ids[4] = {};
+      std::uint32_t count = 0;
+    };
+    std::vector<unit_ids> units;  ///< characters seen in this call, direct-mapped (1024 of them)
   };
 
   /**
@@ -61,30 +70,23 @@ class spm_encoder {
   result<void> encode(std::string_view text, std::vector<token_id>& out, scratch& s) const {
     int missing = -1;  // per word a plain int: a result per word costs a tenth of SPM's speed
     if (!splittable_) {
-      missing = encode_piece(text, out, s);
+      missing = encode_cut(text, out, s);
     } else {
       std::size_t start = 0;
       const auto flush = [&](std::size_t end) {
         if (end == start) return;
         const std::string_view w = text.substr(start, end - start);
         start = end;
-        const std::uint64_t h = detail::hash_bytes(w.data(), w.size());
-        std::size_t n = 0;
-        if (const token_id* ids = s.cache.find(w, h, n)) {
-          out.insert(out.end(), ids, ids + n);
-          return;
-        }
-        const std::size_t before = out.size();
-        missing = encode_piece(w, out, s);
-        if (missing < 0) s.cache.insert(w, h, out.data() + before, out.size() - before);
+        missing = encode_word(w, out, s, true);
       };
       // split where a U+2581 follows anything but another one, at a character boundary as llama.cpp cuts them
-      for (std::size_t at = 0; at < text.size();) {
-        if (at > 0 && text.compare(at, 3, space) == 0 && (at < 3 || text.compare(at - 3, 3, space) != 0)) {
-          flush(at);
-          if (missing >= 0) break;
-        }
-        at += std::min<std::size_t>(utf8_sequence_length(static_cast<unsigned char>(text[at])), text.size() - at);
+      std::size_t known = 0;  // a character boundary at or before the U+2581 looked at
+      for (std::size_t at = text.find(space, 1); at != std::string_view::npos; at = text.find(space, at + 1)) {
+        if (!at_boundary(text, at, known)) continue;
+        known = at;
+        if (at >= 3 && text[at - 3] == space[0] && text[at - 2] == space[1] && text[at - 1] == space[2]) continue;
+        flush(at);
+        if (missing >= 0) break;
       }
       if (missing < 0) flush(text.size());
     }
@@ -94,6 +96,17 @@ class spm_encoder {
 
  private:
   static constexpr std::string_view space = "\xE2\x96\x81";
+
+  // Whether byte `at` starts a character as encode_piece steps through the text (utf8_sequence_length
+  // from each lead), `known` being such a start before it. Only a lead byte among the three before `at`
+  // can reach over it: in valid UTF-8 none does, and the stepping is skipped.
+  static bool at_boundary(std::string_view text, std::size_t at, std::size_t known) noexcept {
+    const auto byte = [&](std::size_t back) { return back <= at ? static_cast<unsigned char>(text[at - back]) : 0; };
+    if (byte(1) < 0xC0 && byte(2) < 0xE0 && byte(3) < 0xF0) return true;
+    std::size_t k = known;
+    while (k < at) k += utf8_sequence_length(static_cast<unsigned char>(text[k]));
+    return k == at;
+  }
 
   // Merges never join a character to a U+2581 after it (unless it is one too) when no token holds such
   // a pair: then words (each space and what follows it) are tokenized apart, and each once.
@@ -105,6 +118,102 @@ class spm_encoder {
       }
     }
     return true;
+  }
+
+  // The ids of a word (or a piece of one) from the call's cache, else merged and remembered; -1, or a
+  // byte no token spells. A long word not seen before (an unspaced script: Thai, Chinese, Japanese) is
+  // first cut where no token joins the characters on both sides (`pairs_`): merges never cross such a
+  // place, and the pieces repeat where the word does not.
+  int encode_word(std::string_view w, std::vector<token_id>& out, scratch& s, bool may_cut) const {
+    const std::uint64_t h = detail::hash_bytes(w.data(), w.size());
+    std::size_t n = 0;
+    if (const token_id* ids = s.cache.find(w, h, n)) {
+      out.insert(out.end(), ids, ids + n);
+      return -1;
+    }
+    if (may_cut && w.size() > cut_above) return encode_cut(w, out, s);
+    const std::size_t before = out.size();
+    const int missing = encode_piece(w, out, s);
+    if (missing < 0) s.cache.insert(w, h, out.data() + before, out.size() - before);
+    return missing;
+  }
+
+  // Words longer than this are cut: shorter ones repeat whole often enough.
+  static constexpr std::size_t cut_above = 24;
+
+  // `text` cut where no token holds the characters on both sides, each piece encoded as a word.
+  int encode_cut(std::string_view text, std::vector<token_id>& out, scratch& s) const {
+    const detail::pair_filter& pairs = pairs_of_vocabulary();
+    if (!pairs) return encode_piece(text, out, s);
+    std::size_t start = 0, prev_len = 0;
+    std::uint64_t prev = 0;
+    for (std::size_t at = 0; at < text.size();) {
+      const std::size_t len =
+          std::min<std::size_t>(utf8_sequence_length(static_cast<unsigned char>(text[at])), text.size() - at);
+      const std::uint64_t key = detail::unit_key(text.data() + at, len);
+      if (at > start && !pairs.may_follow(prev, key)) {
+        const std::string_view piece = text.substr(start, at - start);
+        const int missing =
+            start + prev_len == at ? encode_unit(piece, prev, out, s) : encode_word(piece, out, s, false);
+        if (missing >= 0) return missing;
+        start = at;
+      }
+      prev = key, prev_len = len;
+      at += len;
+    }
+    if (start == text.size()) return -1;
+    const std::string_view piece = text.substr(start);
+    return piece.size() == prev_len ? encode_unit(piece, prev, out, s) : encode_word(piece, out, s, false);
+  }
+
+  // One character cut off on both sides (`key` its unit_key): its token, or its bytes' tokens.
+  int encode_unit(std::string_view c, std::uint64_t key, std::vector<token_id>& out, scratch& s) const {
+    if (s.units.empty()) s.units.resize(1024);
+    scratch::unit_ids& e = s.units[static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 54)];
+    if (e.key != key) {
+      const std::size_t before = out.size();
+      if (const token_id id = v_->tokens.find(c); id != no_token) {
+        out.push_back(id);
+      } else if (const int missing = spell_bytes(c, out); missing >= 0) {
+        return missing;
+      }
+      e.key = key;
+      e.count = static_cast<std::uint32_t>(out.size() - before);
+      std::copy(out.begin() + static_cast<std::ptrdiff_t>(before), out.end(), e.ids);
+      return -1;
+    }
+    out.insert(out.end(), e.ids, e.ids + e.count);
+    return -1;
+  }
+
+  // A character that is no token, as its bytes' tokens; -1, or the byte that has none.
+  int spell_bytes(std::string_view w, std::vector<token_id>& out) const {
+    for (const char c : w) {
+      const token_id t = v_->byte_tokens[static_cast<unsigned char>(c)];
+      if (t == no_token) return static_cast<unsigned char>(c);
+      out.push_back(t);
+    }
+    return -1;
+  }
+
+  // The pairs of adjacent characters (as encode_piece splits text) inside any token's text.
+  static detail::pair_filter pairs_in(const vocabulary& v) {
+    std::size_t n = 0;
+    for (token_id id = 0; static_cast<std::size_t>(id) < v.size(); ++id) n += v.tokens.text(id).size();
+    detail::pair_filter f(n / 3 + 1);  // distinct pairs: fewer than a third of the bytes in real vocabularies
+    for (token_id id = 0; static_cast<std::size_t>(id) < v.size(); ++id) {
+      const std::string_view t = v.tokens.text(id);
+      std::uint64_t prev = 0;
+      for (std::size_t at = 0; at < t.size();) {
+        const std::size_t len =
+            std::min<std::size_t>(utf8_sequence_length(static_cast<unsigned char>(t[at])), t.size() - at);
+        const std::uint64_t key = detail::unit_key(t.data() + at, len);
+        if (at > 0) f.add(prev, key);
+        prev = key;
+        at += len;
+      }
+    }
+    return f;
   }
 
   // llama.cpp's merging over one stretch of the text; -1, or a byte no token spells (llama.cpp aborts).
@@ -161,11 +270,8 @@ class spm_encoder {
         continue;
       }
       // no token: the bytes, as "<0xXX>" tokens or single-byte tokens
-      for (std::uint32_t b = s.begin[k]; b < s.end[k]; ++b) {
-        const auto byte = static_cast<unsigned char>(text[b]);
-        const token_id t = v.byte_tokens[byte];
-        if (t == no_token) return byte;
-        out.push_back(t);
+      if (const int missing = spell_bytes(text.substr(s.begin[k], s.end[k] - s.begin[k]), out); missing >= 0) {
+        return missing;
       }
     }
     return -1;
@@ -180,6 +286,14 @@ class spm_encoder {
 
   const vocabulary* v_;
   bool splittable_ = false;
+  // Adjacent characters inside tokens, where text may be cut: made when the first long word needs it
+  // (a millisecond or two for a large vocabulary, which a tokenizer of short prompts never spends).
+  mutable std::once_flag pairs_once_;
+  mutable detail::pair_filter pairs_;
+  const detail::pair_filter& pairs_of_vocabulary() const {
+    std::call_once(pairs_once_, [this] { pairs_ = pairs_in(*v_); });
+    return pairs_;
+  }
 };
 
 }  // namespace text

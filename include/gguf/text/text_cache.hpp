@@ -30,7 +30,8 @@ class word_cache {
     for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
       const slot& s = slots_[i];
       if (s.ids_count == 0) return nullptr;
-      if (s.hash == h && std::string_view(bytes_.data() + s.bytes_at, s.bytes_count) == word) {
+      if (s.hash == h && s.bytes_count == word.size() &&
+          equal_bytes(bytes_.data() + s.bytes_at, word.data(), word.size())) {
         count = s.ids_count;
         return ids_.data() + s.ids_at;
       }
