@@ -10,7 +10,10 @@
 // ("≈" x 5 .. 200) over a text of "≈", and one user-defined token of 1 MiB of "≈" over 100 KB and over
 // each size of "≈" (a text that is the token's prefix).
 //
-//   gguf-tokenize-memory [--sizes MB,MB,...] [--no-llama] [VOCAB_DIR]
+// With --kinds, also each kind of text of bench/tokenize_scripts.hpp at each size through every vocabulary
+// (the time of the largest over the smallest shows whether the time grows with the text alone).
+//
+//   gguf-tokenize-memory [--sizes MB,MB,...] [--no-llama] [--kinds] [VOCAB_DIR]
 #include <gguf/open.hpp>
 #include <gguf/save.hpp>
 #include <gguf/tokenizer.hpp>
@@ -28,6 +31,7 @@
 
 #include "llama_library.hpp"
 #include "tokenize_corpus.hpp"
+#include "tokenize_scripts.hpp"
 
 // ---- a counting heap: live bytes and their peak ----------------------------------------------------
 
@@ -174,12 +178,12 @@ std::string repeat(std::string_view s, std::size_t bytes) {
 
 int main(int argc, char** argv) {
   std::vector<double> sizes{1, 10};
-  bool llama = true;
+  bool llama = true, kinds = false;
   std::filesystem::path dir;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--help" || a == "-h") {
-      std::printf("usage: gguf-tokenize-memory [--sizes MB,MB,...] [--no-llama] [VOCAB_DIR]\n");
+      std::printf("usage: gguf-tokenize-memory [--sizes MB,MB,...] [--no-llama] [--kinds] [VOCAB_DIR]\n");
       return 0;
     }
     if (a == "--version") {
@@ -188,6 +192,8 @@ int main(int argc, char** argv) {
     }
     if (a == "--no-llama") {
       llama = false;
+    } else if (a == "--kinds") {
+      kinds = true;
     } else if (a == "--sizes" && i + 1 < argc) {
       sizes.clear();
       for (std::string s = argv[++i]; !s.empty();) {
@@ -226,6 +232,18 @@ int main(int argc, char** argv) {
       std::string stem = p.stem().string();
       if (stem.rfind("ggml-vocab-", 0) == 0) stem = stem.substr(11);
       row(stem, "mixed", p.string(), text, llama);
+    }
+  }
+  if (kinds) {
+    for (const std::string_view kind : bench::script_category_names()) {
+      for (const double mb : sizes) {
+        const std::string text = bench::script_text(kind, static_cast<std::size_t>(mb * 1e6));
+        for (const auto& p : files) {
+          std::string stem = p.stem().string();
+          if (stem.rfind("ggml-vocab-", 0) == 0) stem = stem.substr(11);
+          row(stem, std::string(kind).c_str(), p.string(), text, llama);
+        }
+      }
     }
   }
   const auto gpt2 =

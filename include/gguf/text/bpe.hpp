@@ -58,6 +58,29 @@ class bpe_encoder {
     std::vector<std::uint32_t> sym_end;    ///< past its last byte
     detail::word_cache cache;              ///< words seen in this call
     detail::word_cache pieces;             ///< pieces of long words cut apart, seen in this call
+    /// A pair of tokens and its merge, as merge_table::find gave it.
+    struct pair_merge {
+      std::uint64_t key = ~std::uint64_t{0};  ///< the two ids; all ones: empty
+      merge_table::merge m;                   ///< the merge, rank -1 for none
+    };
+    std::vector<pair_merge> pairs;  ///< the pairs looked up in this call, direct-mapped (1024 of them)
+    /// A pair to merge in a long word, as llama.cpp's queue holds it.
+    struct candidate {
+      std::uint64_t order;  ///< the rank, then the left symbol: lowest first
+      std::int32_t right;   ///< the right symbol
+      token_id left_id;     ///< the two tokens when pushed (stale when either changed)
+      token_id right_id;    ///< the right one's
+      token_id result;      ///< the joined token
+      /// std::push_heap keeps the greatest on top: here the lowest rank, then the leftmost.
+      bool operator<(const candidate& o) const noexcept { return order > o.order; }
+    };
+    std::vector<candidate> heap;  ///< a long word's pairs to merge
+    /// The ids of a word of one ASCII character, once met in this call.
+    struct ascii_word {
+      std::uint8_t count = 0xFF;  ///< above 3: not met yet
+      token_id ids[3] = {};
+    };
+    ascii_word ascii[128];  ///< per character
   };
 
   /**
@@ -79,6 +102,20 @@ class bpe_encoder {
     decode_utf8(text, s.cpts, above_unicode::invalid);  // llama.cpp aborts writing such a value back
     split_words(v.pre, s.cpts, [&](std::span<const pretokenized_word> words) {
       for (const pretokenized_word& w : words) {
+        if (w.end - w.begin == 1 && s.cpts[w.begin] < 0x80) {  // one ASCII character: a digit, a sign, a space
+          scratch::ascii_word& a = s.ascii[s.cpts[w.begin]];
+          if (a.count > 3) {
+            const std::size_t before = out.size();
+            const char c = static_cast<char>(s.cpts[w.begin]);
+            encode_word(std::string_view(&c, 1), out, s);
+            if (out.size() - before > 3) continue;  // not kept (no vocabulary spells one byte so)
+            a.count = static_cast<std::uint8_t>(out.size() - before);
+            std::copy(out.begin() + static_cast<std::ptrdiff_t>(before), out.end(), a.ids);
+            continue;
+          }
+          out.insert(out.end(), a.ids, a.ids + a.count);
+          continue;
+        }
         s.word.clear();
         for (std::uint32_t i = w.begin; i < w.end; ++i) append_utf8(s.word, s.cpts[i]);
         if (s.word.empty()) continue;
@@ -172,7 +209,7 @@ class bpe_encoder {
   static detail::pair_filter pairs_in(const vocabulary& v) {
     std::size_t bytes = 0;
     for (token_id id = 0; static_cast<std::size_t>(id) < v.size(); ++id) bytes += v.tokens.text(id).size();
-    detail::pair_filter f(bytes / 3 + 1);
+    detail::pair_filter f(detail::pair_filter::pairs_for(bytes, v.size()));
     std::string raw;
     for (token_id id = 0; static_cast<std::size_t>(id) < v.size(); ++id) {
       const std::string_view t = v.tokens.text(id);
@@ -255,6 +292,7 @@ class bpe_encoder {
       }
     }
     const std::size_t n = s.sym_id.size();
+    if (s.pairs.empty()) s.pairs.resize(1024);
     s.sym_next.resize(n);
     s.sym_prev.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -262,7 +300,7 @@ class bpe_encoder {
       s.sym_prev[i] = static_cast<std::int32_t>(i) - 1;
     }
     // Merge the lowest rank, leftmost first: the order llama.cpp's queue pops (rank, then left index).
-    if (n <= 48) {
+    if (n <= 24) {
       merge_by_scan(s);
     } else {
       merge_by_heap(s);
@@ -286,6 +324,17 @@ class bpe_encoder {
     }
   }
 
+  // merge_table::find through the call's memo of pairs: a word's merging asks for the same pairs again
+  // and again (a scan, every pass; a run of spaces or newlines, every step), and the memo stays in the
+  // first-level cache where the table does not.
+  static merge_table::merge find_merge(const vocabulary& v, scratch& s, token_id l, token_id r) noexcept {
+    if (l < 0 || r < 0) return {};
+    const std::uint64_t key = (std::uint64_t{static_cast<std::uint32_t>(l)} << 32) | static_cast<std::uint32_t>(r);
+    scratch::pair_merge& e = s.pairs[static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 54)];
+    if (e.key != key) e.key = key, e.m = v.merges.find(l, r);
+    return e.m;
+  }
+
   // A short word: a scan per merge beats a heap.
   void merge_by_scan(scratch& s) const noexcept {
     const vocabulary& v = *v_;
@@ -294,8 +343,8 @@ class bpe_encoder {
       merge_table::merge best_m;
       for (std::int32_t i = 0; s.sym_next[static_cast<std::size_t>(i)] >= 0;
            i = s.sym_next[static_cast<std::size_t>(i)]) {
-        const auto m = v.merges.find(s.sym_id[static_cast<std::size_t>(i)],
-                                     s.sym_id[static_cast<std::size_t>(s.sym_next[static_cast<std::size_t>(i)])]);
+        const auto m = find_merge(v, s, s.sym_id[static_cast<std::size_t>(i)],
+                                  s.sym_id[static_cast<std::size_t>(s.sym_next[static_cast<std::size_t>(i)])]);
         if (m.rank >= 0 && (best < 0 || m.rank < best_m.rank)) best = i, best_m = m;
       }
       if (best < 0) return;
@@ -305,21 +354,18 @@ class bpe_encoder {
 
   // A long word (a run of spaces, a hash): a heap of candidate pairs, each checked still current when
   // popped, as llama.cpp's queue does.
-  struct candidate {
-    std::int32_t rank, left, right;
-    token_id left_id, right_id, result;
-    // std::push_heap keeps the greatest on top: the greatest here is the lowest rank, then leftmost.
-    bool operator<(const candidate& o) const noexcept { return rank != o.rank ? rank > o.rank : left > o.left; }
-  };
   void merge_by_heap(scratch& s) const {
     const vocabulary& v = *v_;
-    std::vector<candidate> heap;
+    std::vector<scratch::candidate>& heap = s.heap;
+    heap.clear();
     const auto push = [&](std::int32_t l, std::int32_t r) {
       if (l < 0 || r < 0) return;
       const token_id a = s.sym_id[static_cast<std::size_t>(l)], b = s.sym_id[static_cast<std::size_t>(r)];
-      const auto m = v.merges.find(a, b);
+      const auto m = find_merge(v, s, a, b);
       if (m.rank < 0) return;
-      heap.push_back({m.rank, l, r, a, b, m.result});
+      const std::uint64_t order =
+          (std::uint64_t{static_cast<std::uint32_t>(m.rank)} << 32) | static_cast<std::uint32_t>(l);
+      heap.push_back({order, r, a, b, m.result});
       std::push_heap(heap.begin(), heap.end());
     };
     for (std::int32_t i = 0; s.sym_next[static_cast<std::size_t>(i)] >= 0;
@@ -328,16 +374,17 @@ class bpe_encoder {
     }
     while (!heap.empty()) {
       std::pop_heap(heap.begin(), heap.end());
-      const candidate c = heap.back();
+      const scratch::candidate c = heap.back();
       heap.pop_back();
-      const auto l = static_cast<std::size_t>(c.left);
+      const auto left = static_cast<std::int32_t>(c.order & 0xFFFFFFFFu);
+      const auto l = static_cast<std::size_t>(left);
       if (s.sym_next[l] != c.right || s.sym_id[l] != c.left_id ||
           s.sym_id[static_cast<std::size_t>(c.right)] != c.right_id) {
         continue;  // one of the two was merged since
       }
       join(s, l, c.result);
-      push(s.sym_prev[l], c.left);
-      push(c.left, s.sym_next[l]);
+      push(s.sym_prev[l], left);
+      push(left, s.sym_next[l]);
     }
   }
 

@@ -16,7 +16,9 @@
  */
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -123,19 +125,38 @@ constexpr std::size_t utf8_sequence_length(unsigned char lead) noexcept {
 
 /**
  * Appends `text` to `out` with each space written as U+2581 (SentencePiece's escaping, which llama.cpp
- * applies before SPM and SPM-style BPE): the stretches between spaces copied whole.
+ * applies before SPM and SPM-style BPE): the spaces counted first, the output sized once and written in
+ * one pass (no call per space: text may be mostly spaces).
  */
 inline void escape_spaces(std::string_view text, std::string& out) {
-  for (std::size_t at = 0;;) {
-    const std::size_t sp = text.find(' ', at);
-    if (sp == std::string_view::npos) {
-      out.append(text.substr(at));
-      return;
+  std::size_t spaces = 0;
+  for (const char c : text) spaces += c == ' ';
+  const std::size_t at = out.size();
+  out.resize(at + text.size() + 2 * spaces);
+  char* o = out.data() + at;
+  if (spaces * 16 < text.size()) {  // few spaces: the stretches between them copied whole
+    for (std::size_t from = 0;;) {
+      const std::size_t sp = std::min(text.find(' ', from), text.size());
+      std::memcpy(o, text.data() + from, sp - from);
+      o += sp - from;
+      if (sp == text.size()) return;
+      o[0] = '\xE2', o[1] = '\x96', o[2] = '\x81';
+      o += 3;
+      from = sp + 1;
     }
-    out.append(text.substr(at, sp - at));
-    out.append("\xE2\x96\x81");
-    at = sp + 1;
   }
+  // many: each byte written with a U+2581's tail after it, which the next byte overwrites unless it was a
+  // space (no branch: spaces in prose are too irregular to predict); two bytes of room at the end
+  out.resize(out.size() + 2);
+  o = out.data() + at;
+  for (const char c : text) {
+    const bool sp = c == ' ';
+    o[0] = sp ? '\xE2' : c;
+    o[1] = '\x96';
+    o[2] = '\x81';
+    o += 1 + 2 * static_cast<std::size_t>(sp);
+  }
+  out.resize(out.size() - 2);
 }
 
 }  // namespace text

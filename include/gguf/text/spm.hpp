@@ -200,7 +200,7 @@ class spm_encoder {
   static detail::pair_filter pairs_in(const vocabulary& v) {
     std::size_t n = 0;
     for (token_id id = 0; static_cast<std::size_t>(id) < v.size(); ++id) n += v.tokens.text(id).size();
-    detail::pair_filter f(n / 3 + 1);  // distinct pairs: fewer than a third of the bytes in real vocabularies
+    detail::pair_filter f(detail::pair_filter::pairs_for(n, v.size()));
     for (token_id id = 0; static_cast<std::size_t>(id) < v.size(); ++id) {
       const std::string_view t = v.tokens.text(id);
       std::uint64_t prev = 0;
