@@ -78,7 +78,7 @@ class bpe_encoder {
     /// The ids of a word of one ASCII character, once met in this call.
     struct ascii_word {
       std::uint8_t count = 0xFF;  ///< above 3: not met yet
-      token_id ids[3] = {};
+      token_id ids[3] = {};       ///< its ids
     };
     ascii_word ascii[128];  ///< per character
   };

@@ -52,9 +52,9 @@ class spm_encoder {
     detail::word_cache cache;     ///< words seen in this call
     /// A character cut off on both sides and its ids (its token, or its bytes' tokens), by `unit_key`.
     struct unit_ids {
-      std::uint64_t key = 0;  ///< 0: empty
-      token_id ids[4] = {};
-      std::uint32_t count = 0;
+      std::uint64_t key = 0;    ///< 0: empty
+      token_id ids[4] = {};     ///< its token, or one per byte
+      std::uint32_t count = 0;  ///< how many of `ids`
     };
     std::vector<unit_ids> units;  ///< characters seen in this call, direct-mapped (1024 of them)
   };
