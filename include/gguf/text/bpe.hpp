@@ -214,15 +214,7 @@ class bpe_encoder {
     for (token_id id = 0; static_cast<std::size_t>(id) < v.size(); ++id) {
       const std::string_view t = v.tokens.text(id);
       if (!v.byte_encode) {
-        std::uint64_t prev = 0;
-        for (std::size_t at = 0; at < t.size();) {
-          const std::size_t len =
-              std::min<std::size_t>(utf8_sequence_length(static_cast<unsigned char>(t[at])), t.size() - at);
-          const std::uint64_t key = detail::unit_key(t.data() + at, len);
-          if (at > 0) f.add(prev, key);
-          prev = key;
-          at += len;
-        }
+        f.add_characters(t);
         continue;
       }
       raw.clear();

@@ -5,7 +5,9 @@
 #include <bit>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 
+#include "gguf/text/codepoints.hpp"
 #include "gguf/version.hpp"
 
 GGUF_BEGIN_NAMESPACE
@@ -66,6 +68,22 @@ class pair_filter {
   void add(std::uint64_t a, std::uint64_t b) noexcept {
     const std::uint64_t h = hash(a, b);
     words_[index(h)] |= bits(h);
+  }
+
+  /**
+   * Records every pair of neighbouring characters in `t`, split as the tokenizers split text (a lead
+   * byte and as many bytes as it announces, cut short at the end).
+   */
+  void add_characters(std::string_view t) noexcept {
+    std::uint64_t prev = 0;
+    for (std::size_t at = 0; at < t.size();) {
+      const std::size_t len =
+          std::min<std::size_t>(utf8_sequence_length(static_cast<unsigned char>(t[at])), t.size() - at);
+      const std::uint64_t key = unit_key(t.data() + at, len);
+      if (at > 0) add(prev, key);
+      prev = key;
+      at += len;
+    }
   }
 
   /** False when `b` follows `a` inside no token (a filter that was not made says true). */

@@ -201,18 +201,7 @@ class spm_encoder {
     std::size_t n = 0;
     for (token_id id = 0; static_cast<std::size_t>(id) < v.size(); ++id) n += v.tokens.text(id).size();
     detail::pair_filter f(detail::pair_filter::pairs_for(n, v.size()));
-    for (token_id id = 0; static_cast<std::size_t>(id) < v.size(); ++id) {
-      const std::string_view t = v.tokens.text(id);
-      std::uint64_t prev = 0;
-      for (std::size_t at = 0; at < t.size();) {
-        const std::size_t len =
-            std::min<std::size_t>(utf8_sequence_length(static_cast<unsigned char>(t[at])), t.size() - at);
-        const std::uint64_t key = detail::unit_key(t.data() + at, len);
-        if (at > 0) f.add(prev, key);
-        prev = key;
-        at += len;
-      }
-    }
+    for (token_id id = 0; static_cast<std::size_t>(id) < v.size(); ++id) f.add_characters(v.tokens.text(id));
     return f;
   }
 
