@@ -253,10 +253,17 @@ class tokenizer {
             prev_special = true;
             return;
           }
-          buf.clear();
-          if (v.add_space_prefix && prev_special) buf += "\xE2\x96\x81";
-          text::escape_spaces(raw(f), buf);
-          if (auto r = state_->spm->encode(buf, out, s); !r) failed = r.error();
+          // escaped and encoded a stretch at a time: the escaped copy stays small, and in cache
+          const std::string_view r = raw(f);
+          std::size_t at = 0;
+          do {
+            const std::size_t end = state_->spm->stretch_end(r, at, std::size_t{1} << 15);
+            buf.clear();
+            if (at == 0 && v.add_space_prefix && prev_special) buf += "\xE2\x96\x81";
+            text::escape_spaces(r.substr(at, end - at), buf);
+            if (auto e = state_->spm->encode(buf, out, s); !e) failed = e.error();
+            at = end;
+          } while (at < r.size() && !failed);
           prev_special = false;
         });
         if (opt.add_special && v.add_eos) out.push_back(v.eos);

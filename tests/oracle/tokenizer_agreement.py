@@ -135,6 +135,25 @@ def long_words(tokens, n, seed=5):
     return texts
 
 
+def long_texts(texts, size=100_000, seed=11):
+    """Texts longer than the stretches a tokenizer may escape and encode one at a time (32 KiB for SPM):
+    the corpus run together with spaces, and the places a stretch must not end on before a space (a
+    U+2581 in the text, a character cut short, a run of spaces) now and then, and everywhere (so that
+    every place a stretch may end is next to one)."""
+    rng = random.Random(seed)
+    traps = [b"\xe2\x96\x81 x", b"\xe2 x", b"\xf0\x9f x", b"\xe0\xb8 y", b"a    b", b"\xc3 z", " \u0e2a \u4f60".encode("utf-8")]
+    pool = [t for t in texts if t] or [b"word"]
+    out = []
+    for share in (0.2, 0.5, 0.95):
+        parts, total = [], 0
+        while total < size:
+            p = rng.choice(traps) if rng.random() < share else rng.choice(pool)
+            parts.append(p)
+            total += len(p) + 1
+        out.append(b" ".join(parts))
+    return out
+
+
 def oracle(shared):
     sys.path.insert(0, os.path.join(shared, "oracle"))
     import ggml_oracle  # noqa: E402
@@ -258,6 +277,7 @@ def main():
             path = os.path.join(vocab_dir, f)
             specials = specials_of(go, path)
             texts = corpus(specials, a.random) + long_words(normal_tokens_of(go, path), a.random // 3)
+            texts += long_texts(texts)
             bad, what = compare(go, a.batch, path, texts, work, f)
             failures += bad > 0
             print("%-34s %s: %s" % (f, "ok" if bad == 0 else "%d MISMATCHES" % bad, what), flush=True)

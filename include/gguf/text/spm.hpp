@@ -57,7 +57,27 @@ class spm_encoder {
       std::uint32_t count = 0;  ///< how many of `ids`
     };
     std::vector<unit_ids> units;  ///< characters seen in this call, direct-mapped (1024 of them)
+    /// Hashes of long words seen once, direct-mapped (1024): a long word is cached when it comes again.
+    std::vector<std::uint64_t> seen;
   };
+
+  /**
+   * Where to end the stretch of raw text (before its spaces are escaped) that starts at `from`, so that
+   * stretches can be escaped and encoded one after another in a buffer of bounded size with the ids
+   * unchanged: about `about` bytes on, at a space that starts a word (one after a character that is no
+   * space, nor U+2581, nor cut short), else the end. Vocabularies whose tokens join a word to the space
+   * after it are never cut (the end).
+   */
+  std::size_t stretch_end(std::string_view raw, std::size_t from, std::size_t about) const noexcept {
+    if (!splittable_ || raw.size() - from <= about) return raw.size();
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(raw[i]); };
+    for (std::size_t p = raw.find(' ', from + about); p != std::string_view::npos; p = raw.find(' ', p + 1)) {
+      if (byte(p - 1) == ' ' || byte(p - 1) >= 0xC0 || byte(p - 2) >= 0xE0 || byte(p - 3) >= 0xF0) continue;
+      if (raw.substr(p - 3, 3) == space) continue;
+      return p;
+    }
+    return raw.size();
+  }
 
   /**
    * Appends the ids of one text, already prefixed and with spaces escaped (as llama.cpp's session gets it).
@@ -131,9 +151,20 @@ class spm_encoder {
       out.insert(out.end(), ids, ids + n);
       return -1;
     }
-    if (may_cut && w.size() > cut_above) return encode_cut(w, out, s);
     const std::size_t before = out.size();
-    const int missing = encode_piece(w, out, s);
+    int missing;
+    if (may_cut && w.size() > cut_above) {
+      // a long word is cut, and cached only when it comes again (most never do: unspaced scripts)
+      if (s.seen.empty()) s.seen.resize(1024);
+      std::uint64_t& seen = s.seen[static_cast<std::size_t>(h >> 54)];
+      if (seen != h) {
+        seen = h;
+        return encode_cut(w, out, s);
+      }
+      missing = encode_cut(w, out, s);
+    } else {
+      missing = encode_piece(w, out, s);
+    }
     if (missing < 0) s.cache.insert(w, h, out.data() + before, out.size() - before);
     return missing;
   }
