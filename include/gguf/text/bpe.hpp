@@ -113,7 +113,7 @@ class bpe_encoder {
             std::copy(out.begin() + static_cast<std::ptrdiff_t>(before), out.end(), a.ids);
             continue;
           }
-          out.insert(out.end(), a.ids, a.ids + a.count);
+          detail::append_ids(out, a.ids, a.count);
           continue;
         }
         s.word.clear();
@@ -122,7 +122,7 @@ class bpe_encoder {
         const std::uint64_t h = detail::hash_bytes(s.word.data(), s.word.size());
         std::size_t n = 0;
         if (const token_id* ids = s.cache.find(s.word, h, n)) {
-          out.insert(out.end(), ids, ids + n);
+          detail::append_ids(out, ids, n);
           continue;
         }
         const std::size_t before = out.size();
@@ -182,7 +182,7 @@ class bpe_encoder {
       const std::uint64_t h = detail::hash_bytes(p.data(), p.size());
       std::size_t n = 0;
       if (const token_id* ids = s.pieces.find(p, h, n)) {
-        out.insert(out.end(), ids, ids + n);
+        detail::append_ids(out, ids, n);
         return;
       }
       const std::size_t before = out.size();

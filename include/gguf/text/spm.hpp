@@ -148,7 +148,7 @@ class spm_encoder {
     const std::uint64_t h = detail::hash_bytes(w.data(), w.size());
     std::size_t n = 0;
     if (const token_id* ids = s.cache.find(w, h, n)) {
-      out.insert(out.end(), ids, ids + n);
+      detail::append_ids(out, ids, n);
       return -1;
     }
     const std::size_t before = out.size();
@@ -213,7 +213,7 @@ class spm_encoder {
       std::copy(out.begin() + static_cast<std::ptrdiff_t>(before), out.end(), e.ids);
       return -1;
     }
-    out.insert(out.end(), e.ids, e.ids + e.count);
+    detail::append_ids(out, e.ids, e.count);
     return -1;
   }
 

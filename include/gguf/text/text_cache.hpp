@@ -11,6 +11,16 @@
 GGUF_BEGIN_NAMESPACE
 namespace text::detail {
 
+/** Appends `n` ids to `out`: one or two by push_back (a range insert's call costs more than the copy). */
+inline void append_ids(std::vector<token_id>& out, const token_id* ids, std::size_t n) {
+  if (n <= 2) {
+    if (n > 0) out.push_back(ids[0]);
+    if (n > 1) out.push_back(ids[1]);
+    return;
+  }
+  out.insert(out.end(), ids, ids + n);
+}
+
 /**
  * Words already encoded in one call: text is split into the same words again and again ("the", " of"),
  * and a word's ids depend on its bytes alone. Open addressing over a byte pool and an id pool.
