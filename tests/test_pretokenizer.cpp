@@ -504,4 +504,28 @@ TEST_CASE("every pre-tokenizer splits as llama.cpp's std::regex procedure") {
   }
 }
 
+TEST_CASE("Qwen2's splitter (the Llama 3 one with single digits) splits as its regex on every kind of text") {
+  // llama.cpp runs Qwen2's regex through std::regex; this library through a hand-written splitter, whose
+  // specification is the regex matcher (itself checked against std::regex above): long random texts of
+  // every script, digit runs, whitespace runs and symbols, split both ways
+  std::mt19937 rng(49);
+  const pre_tokenizer types[] = {pre_tokenizer::qwen2, pre_tokenizer::stablelm2, pre_tokenizer::hunyuan};
+  gguf::text::word_splitter fast, regex;
+  regex.regex_only = true;
+  for (const pre_tokenizer type : types) {
+    CAPTURE(gguf::text::name(type));
+    for (int i = 0; i < 300; ++i) {
+      std::string text;
+      for (int k = 0; k < 20; ++k) text += random_text(rng);
+      const std::vector<char32_t> cp = cpts(text);
+      CAPTURE(text);
+      std::vector<pretokenized_word> a, b;
+      fast.split(type, cp, a);
+      regex.split(type, cp, b);
+      REQUIRE(a.size() == b.size());
+      for (std::size_t w = 0; w < a.size(); ++w) REQUIRE((a[w].begin == b[w].begin && a[w].end == b[w].end));
+    }
+  }
+}
+
 }  // namespace test_pretokenizer

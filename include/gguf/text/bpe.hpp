@@ -2,6 +2,7 @@
 #define GGUF_TEXT_BPE_HPP
 
 #include <algorithm>
+#include <limits>
 #include <mutex>
 #include <cstdint>
 #include <span>
@@ -56,6 +57,8 @@ class bpe_encoder {
     std::vector<std::int32_t> sym_prev;    ///< the symbol before, -1 at the start
     std::vector<std::uint32_t> sym_begin;  ///< the symbol's first byte in the word
     std::vector<std::uint32_t> sym_end;    ///< past its last byte
+    std::vector<std::int32_t> pair_rank;   ///< a short word's pair from each symbol: its merge's rank
+    std::vector<token_id> pair_result;     ///< and the token it makes
     detail::word_cache cache;              ///< words seen in this call
     detail::word_cache pieces;             ///< pieces of long words cut apart, seen in this call
     /// A pair of tokens and its merge, as merge_table::find gave it.
@@ -327,20 +330,33 @@ class bpe_encoder {
     return e.m;
   }
 
-  // A short word: a scan per merge beats a heap.
-  void merge_by_scan(scratch& s) const noexcept {
+  // A short word: a scan per merge beats a heap. Each pair's merge is looked up once and kept by its
+  // left symbol; a join looks up the two pairs it changed.
+  void merge_by_scan(scratch& s) const {
     const vocabulary& v = *v_;
+    constexpr std::int32_t none = std::numeric_limits<std::int32_t>::max();
+    const std::size_t n = s.sym_id.size();
+    s.pair_rank.resize(n), s.pair_result.resize(n);
+    const auto look = [&](std::size_t l) {
+      const std::int32_t r = s.sym_next[l];
+      const merge_table::merge m =
+          r < 0 ? merge_table::merge{} : find_merge(v, s, s.sym_id[l], s.sym_id[static_cast<std::size_t>(r)]);
+      s.pair_rank[l] = m.rank >= 0 ? m.rank : none;
+      s.pair_result[l] = m.result;
+    };
+    for (std::size_t i = 0; i + 1 < n; ++i) look(i);
     for (;;) {
-      std::int32_t best = -1;
-      merge_table::merge best_m;
+      std::int32_t best = -1, best_rank = none;
       for (std::int32_t i = 0; s.sym_next[static_cast<std::size_t>(i)] >= 0;
            i = s.sym_next[static_cast<std::size_t>(i)]) {
-        const auto m = find_merge(v, s, s.sym_id[static_cast<std::size_t>(i)],
-                                  s.sym_id[static_cast<std::size_t>(s.sym_next[static_cast<std::size_t>(i)])]);
-        if (m.rank >= 0 && (best < 0 || m.rank < best_m.rank)) best = i, best_m = m;
+        if (s.pair_rank[static_cast<std::size_t>(i)] < best_rank)
+          best = i, best_rank = s.pair_rank[static_cast<std::size_t>(i)];
       }
       if (best < 0) return;
-      join(s, static_cast<std::size_t>(best), best_m.result);
+      const auto l = static_cast<std::size_t>(best);
+      join(s, l, s.pair_result[l]);
+      look(l);
+      if (s.sym_prev[l] >= 0) look(static_cast<std::size_t>(s.sym_prev[l]));
     }
   }
 

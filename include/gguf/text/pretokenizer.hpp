@@ -565,7 +565,15 @@ namespace detail::pre {
 
 inline constexpr char32_t no_char = 0xFFFFFFFF;  // what llama.cpp's custom splitters read past a piece
 
-enum class path : std::uint8_t { custom_gpt2, custom_llama3, custom_kimi_k2, custom_afmoe, collapsed, wide };
+enum class path : std::uint8_t {
+  custom_gpt2,
+  custom_llama3,
+  custom_kimi_k2,
+  custom_afmoe,
+  collapsed,
+  wide,
+  llama3_one_digit  // ours, not llama.cpp's: Qwen2's regex as the Llama 3 splitter with one digit a word
+};
 
 // The bytes llama.cpp's collapsed text holds for a code point above U+007F (k_ucat_cpt; 0x0B for
 // whitespace, 0xD0 for the categories it has no byte for).
@@ -1162,9 +1170,16 @@ inline program compile_regex(std::u32string_view re) {
 
 // One step of a type's list: a custom splitter, or a compiled regex.
 struct stage {
-  path kind = path::wide;
-  program prog;
+  path kind = path::wide;  // how it runs
+  program prog;            // the regex compiled, when llama.cpp runs it as one (collapsed or wide)
 };
+
+// Qwen2's regex (stablelm2, hunyuan, grok-2, solar-open too), which llama.cpp runs with std::regex: it is
+// Llama 3's but for one digit a word, so the Llama 3 splitter, so limited, splits as that regex does, a
+// fraction of the backtracking matcher's time (tests compare the two on every kind of text).
+inline constexpr std::u32string_view qwen2_regex =
+    U"(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| "
+    U"?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 
 // All types' stages, compiled once.
 struct stage_table {
@@ -1182,6 +1197,7 @@ inline const stage_table& stages() {
         st.prog = compile_regex(re);
         if (!st.prog.ok) s.ok = false;
       }
+      if (re == qwen2_regex) st.kind = path::llama3_one_digit;
       s.stages.push_back(std::move(st));
     }
     return s;
@@ -1408,11 +1424,11 @@ struct piece {
     }
     word_to(pos);
   }
-  // \p{N}{1,3}, repeated.
-  void digits(std::uint32_t& pos) {
+  // \p{N}{1,3} (or \p{N}{1,`most`}), repeated.
+  void digits(std::uint32_t& pos, std::uint32_t most = 3) {
     std::uint32_t ini = pos;
     while ((flags(pos) & f_num) != 0) {
-      if (++pos - ini >= 3) {
+      if (++pos - ini >= most) {
         word_to(pos);
         ini = pos;
       }
@@ -1470,7 +1486,8 @@ inline void symbols_or_whitespace(piece& s, std::uint32_t& pos, char32_t c, std:
 
 // unicode_regex_split_custom_llama3: (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|
 // ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
-inline void split_llama3(piece& s) {
+// With `digits` 1 it is Qwen2's regex (see `qwen2_regex`).
+inline void split_llama3(piece& s, std::uint32_t digits = 3) {
   for (std::uint32_t pos = s.b; pos < s.e;) {
     const char32_t c = s.cp[pos];
     const std::uint16_t f = s.fl[pos];
@@ -1486,7 +1503,7 @@ inline void split_llama3(piece& s) {
       continue;
     }
     if ((f & f_num) != 0) {
-      s.digits(pos);
+      s.digits(pos, digits);
       continue;
     }
     symbols_or_whitespace(s, pos, c, f, /*test_first=*/true);  // llama.cpp tests `flags` here, not `flags2`
@@ -1604,7 +1621,8 @@ class word_splitter {
       const bool last = k + 1 == count;
       p::word_sink& dst = last ? to_caller : to_next;
       next_.clear();
-      if (st.kind == p::path::collapsed || st.kind == p::path::wide) {
+      if (st.kind == p::path::collapsed || st.kind == p::path::wide ||
+          (regex_only && st.prog.ok && !st.prog.code.empty())) {
         masks(st.prog, text);
         for (const pretokenized_word& w : pieces_) regex_piece(st.prog, w.begin, w.end, dst);
       } else {
@@ -1613,6 +1631,7 @@ class word_splitter {
           switch (st.kind) {
             case p::path::custom_gpt2: p::split_gpt2(s); break;
             case p::path::custom_llama3: p::split_llama3(s); break;
+            case p::path::llama3_one_digit: p::split_llama3(s, 1); break;
             case p::path::custom_kimi_k2: p::split_kimi_k2(s); break;
             default: p::split_afmoe(s); break;
           }
@@ -1623,6 +1642,12 @@ class word_splitter {
     }
     release_if_large();
   }
+
+  /**
+   * For tests: run every stage llama.cpp runs as a regex through the regex matcher, where this splitter
+   * has a hand-written twin (Qwen2's); false by default.
+   */
+  bool regex_only = false;
 
  private:
   std::vector<std::uint16_t> flags_;
