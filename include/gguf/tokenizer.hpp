@@ -133,6 +133,9 @@ class tokenizer {
    */
   result<std::vector<token_id>> encode(std::string_view text, encode_options opt = {}) const {
     std::vector<token_id> out;
+    // a token per four bytes, about what prose takes: the doublings of a text of one token a byte
+    // (digits, byte fallback) then peak at 6 bytes per byte, not up to 12
+    out.reserve(std::min(text.size(), max_text_bytes) / 4 + 8);
     GGUF_TRY(encode(text, out, opt));
     return out;
   }

@@ -1212,7 +1212,8 @@ enum : std::uint8_t { f_prev_avail = 1, f_not_null = 2, f_continuous = 4 };
 class matcher {
  public:
   const program* prog = nullptr;
-  const std::uint64_t* mask = nullptr;  // per code point of the whole text
+  const std::uint64_t* mask = nullptr;  // per code point of the piece: mask[i] for the code point origin + i
+  std::uint32_t origin = 0;             // the piece's start
   std::uint32_t end = 0;                // the piece's end
 
   // A match starting at `pos` (libstdc++'s _M_begin is `begin`); its end in `out`.
@@ -1224,7 +1225,7 @@ class matcher {
       bool ok = false;
       switch (in.op) {
         case op_cls:
-          if (pos < end && ((mask[pos] >> in.cls) & 1) != 0) {
+          if (pos < end && ((mask[pos - origin] >> in.cls) & 1) != 0) {
             ++pos;
             ++pc;
             ok = true;
@@ -1235,7 +1236,7 @@ class matcher {
           const std::uint32_t room = end - pos;
           const std::uint32_t lim = in.b < room ? in.b : room;
           std::uint32_t n = 0;
-          while (n < lim && (mask[pos + n] & bit) != 0) ++n;
+          while (n < lim && (mask[pos + n - origin] & bit) != 0) ++n;
           if (n >= in.a) {
             if (n > in.a) stack_.push_back(frame{pc + 1, pos + n, pos + in.a, true});
             pos += n;
@@ -1246,7 +1247,7 @@ class matcher {
         }
         case op_split: {
           // an alternative that cannot start on this code point is not tried (nor pushed): same result
-          const std::uint64_t here = pos < end ? mask[pos] : 0;
+          const std::uint64_t here = pos < end ? mask[pos - origin] : 0;
           const std::uint64_t* fa = prog->first_at.data();
           const bool next = (fa[pc + 1] & here) != 0 || fa[pc + 1] == ~std::uint64_t{0};
           const bool alt = (fa[in.a] & here) != 0 || fa[in.a] == ~std::uint64_t{0};
@@ -1276,8 +1277,9 @@ class matcher {
         }
         case op_wordb: {
           const std::uint64_t w = std::uint64_t{1} << prog->word_class;
-          const bool left = (pos != begin || (fl & f_prev_avail) != 0) && pos > 0 && (mask[pos - 1] & w) != 0;
-          const bool right = pos < end && (mask[pos] & w) != 0;
+          const bool left =
+              (pos != begin || (fl & f_prev_avail) != 0) && pos > origin && (mask[pos - 1 - origin] & w) != 0;
+          const bool right = pos < end && (mask[pos - origin] & w) != 0;
           if ((left != right) != in.neg) {
             ++pc;
             ok = true;
@@ -1316,7 +1318,7 @@ class matcher {
   bool search(std::uint32_t start, std::uint8_t fl, std::uint32_t& at, std::uint32_t& out) {
     const std::uint64_t first = prog->first;
     for (std::uint32_t s = start;; ++s) {
-      if (first == ~std::uint64_t{0} || (s < end && (mask[s] & first) != 0)) {
+      if (first == ~std::uint64_t{0} || (s < end && (mask[s - origin] & first) != 0)) {
         if (match(0, s, s, fl, out)) {
           at = s;
           return true;
@@ -1601,45 +1603,26 @@ class word_splitter {
     if (n == 0) return;
     flags_.resize(n);
     for (std::uint32_t i = 0; i < n; ++i) flags_[i] = flags_of(text[i]).bits;  // once per code point
-    const p::stage_table& table = p::stages();
     const auto list = static_cast<std::size_t>(p::list_of[static_cast<std::size_t>(type)]);
-    const std::size_t first = p::list_first[list], count = p::list_count[list];
-    // the stages before the last write their pieces into next_; the last hands its words to the caller
-    p::word_sink to_next(
-        [](void* v, std::span<const pretokenized_word> w) {
-          static_cast<std::vector<pretokenized_word>*>(v)->insert(
-              static_cast<std::vector<pretokenized_word>*>(v)->end(), w.begin(), w.end());
-        },
-        &next_);
+    text_ = text;
+    first_ = p::list_first[list], count_ = p::list_count[list];
     using emit_t = std::remove_reference_t<Emit>;
+    // Each stage's pieces go to the next stage a batch at a time (each piece is split apart from the
+    // others), the last stage's words to the caller: no stage's pieces of the whole text are held.
     p::word_sink to_caller([](void* e, std::span<const pretokenized_word> w) { (*static_cast<emit_t*>(e))(w); },
                            static_cast<void*>(std::addressof(emit)));
-    pieces_.clear();
-    pieces_.push_back(pretokenized_word{0, n});
-    for (std::size_t k = 0; k < count; ++k) {
-      const p::stage& st = table.stages[first + k];
-      const bool last = k + 1 == count;
-      p::word_sink& dst = last ? to_caller : to_next;
-      next_.clear();
-      if (st.kind == p::path::collapsed || st.kind == p::path::wide ||
-          (regex_only && st.prog.ok && !st.prog.code.empty())) {
-        masks(st.prog, text);
-        for (const pretokenized_word& w : pieces_) regex_piece(st.prog, w.begin, w.end, dst);
-      } else {
-        for (const pretokenized_word& w : pieces_) {
-          p::piece s{text.data(), flags_.data(), w.begin, w.end, dst, w.begin};
-          switch (st.kind) {
-            case p::path::custom_gpt2: p::split_gpt2(s); break;
-            case p::path::custom_llama3: p::split_llama3(s); break;
-            case p::path::llama3_one_digit: p::split_llama3(s, 1); break;
-            case p::path::custom_kimi_k2: p::split_kimi_k2(s); break;
-            default: p::split_afmoe(s); break;
-          }
-        }
-      }
-      dst.flush();
-      if (!last) pieces_.swap(next_);
+    for (std::size_t k = 0; k + 1 < count_; ++k) {
+      levels_[k].sink = p::word_sink(
+          [](void* c, std::span<const pretokenized_word> w) {
+            auto* l = static_cast<level*>(c);
+            l->owner->run(l->depth + 1, w);
+          },
+          &levels_[k]);
+      levels_[k].owner = this, levels_[k].depth = k;
     }
+    last_sink_ = &to_caller;
+    const pretokenized_word whole{0, n};
+    run(0, std::span<const pretokenized_word>(&whole, 1));
     release_if_large();
   }
 
@@ -1650,57 +1633,94 @@ class word_splitter {
   bool regex_only = false;
 
  private:
+  // One stage's state while the stages after it run: its pieces waiting for the next stage, its
+  // matcher, and its classes of the piece it is in.
+  struct level {
+    detail::pre::word_sink sink;
+    detail::pre::matcher matcher;
+    std::vector<std::uint64_t> mask;
+    word_splitter* owner = nullptr;
+    std::size_t depth = 0;
+  };
+  static constexpr std::size_t max_stages = 8;
   std::vector<std::uint16_t> flags_;
-  std::vector<std::uint64_t> mask_;
-  std::vector<pretokenized_word> pieces_, next_;
-  detail::pre::matcher matcher_;
+  std::array<level, max_stages> levels_;
+  std::span<const char32_t> text_;
+  std::size_t first_ = 0, count_ = 0;
+  detail::pre::word_sink* last_sink_ = nullptr;
+
+  // Stage `k` on the pieces `pieces`, its words handed on as they come.
+  void run(std::size_t k, std::span<const pretokenized_word> pieces) {
+    namespace p = detail::pre;
+    const p::stage& st = p::stages().stages[first_ + k];
+    p::word_sink& dst = k + 1 == count_ ? *last_sink_ : levels_[k].sink;
+    if (st.kind == p::path::collapsed || st.kind == p::path::wide ||
+        (regex_only && st.prog.ok && !st.prog.code.empty())) {
+      for (const pretokenized_word& w : pieces) regex_piece(levels_[k], st.prog, w.begin, w.end, dst);
+    } else {
+      for (const pretokenized_word& w : pieces) {
+        p::piece s{text_.data(), flags_.data(), w.begin, w.end, dst, w.begin};
+        switch (st.kind) {
+          case p::path::custom_gpt2: p::split_gpt2(s); break;
+          case p::path::custom_llama3: p::split_llama3(s); break;
+          case p::path::llama3_one_digit: p::split_llama3(s, 1); break;
+          case p::path::custom_kimi_k2: p::split_kimi_k2(s); break;
+          default: p::split_afmoe(s); break;
+        }
+      }
+    }
+    dst.flush();
+  }
 
   // A call on a long text leaves no long buffers behind (the splitter is thread_local).
   void release_if_large() {
     constexpr std::size_t keep = std::size_t{1} << 18;
     if (flags_.capacity() > keep) std::vector<std::uint16_t>().swap(flags_);
-    if (mask_.capacity() > keep) std::vector<std::uint64_t>().swap(mask_);
-    if (pieces_.capacity() > keep) std::vector<pretokenized_word>().swap(pieces_);
-    if (next_.capacity() > keep) std::vector<pretokenized_word>().swap(next_);
+    for (level& l : levels_)
+      if (l.mask.capacity() > keep) std::vector<std::uint64_t>().swap(l.mask);
   }
 
-  // Each code point's classes, seen as llama.cpp feeds the regex: the collapsed byte, or the code
-  // point with non-ASCII whitespace as \v.
-  void masks(const detail::pre::program& prog, std::span<const char32_t> text) {
-    const std::size_t n = text.size();
-    mask_.resize(n);
+  // Each code point's classes in [b, e), seen as llama.cpp feeds the regex: the collapsed byte, or the
+  // code point with non-ASCII whitespace as \v.
+  void masks(const detail::pre::program& prog, std::uint32_t b, std::uint32_t e, std::vector<std::uint64_t>& mask) {
+    mask.resize(e - b);
     char32_t last_sym = 0xFFFFFFFF;
     std::uint64_t last_mask = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const char32_t c = text[i];
+    for (std::uint32_t i = b; i < e; ++i) {
+      const char32_t c = text_[i];
+      std::uint64_t& m = mask[i - b];
       if (c < 0x80) {
-        mask_[i] = prog.table[c];
+        m = prog.table[c];
         continue;
       }
       const std::uint16_t f = flags_[i];
       if (prog.collapsed) {
-        mask_[i] = prog.table[detail::pre::collapsed_byte(f)];
+        m = prog.table[detail::pre::collapsed_byte(f)];
         continue;
       }
       const char32_t sym = (f & codepoint_flags::whitespace) != 0 ? char32_t{0x0B} : c;
       if (sym < 256) {
-        mask_[i] = prog.table[sym];
+        m = prog.table[sym];
       } else {
         if (sym != last_sym) last_mask = prog.mask_of(sym), last_sym = sym;  // runs of one script repeat
-        mask_[i] = last_mask;
+        m = last_mask;
       }
     }
   }
 
   // llama.cpp's unicode_regex_split_stl on one piece: regex_iterator's matches, and the text between.
-  void regex_piece(const detail::pre::program& prog, std::uint32_t b, std::uint32_t e, detail::pre::word_sink& out) {
+  void regex_piece(level& lv, const detail::pre::program& prog, std::uint32_t b, std::uint32_t e,
+                   detail::pre::word_sink& out) {
     namespace p = detail::pre;
-    matcher_.prog = &prog;
-    matcher_.mask = mask_.data();
-    matcher_.end = e;
+    masks(prog, b, e, lv.mask);
+    p::matcher& m = lv.matcher;
+    m.prog = &prog;
+    m.mask = lv.mask.data();
+    m.origin = b;
+    m.end = e;
     std::uint32_t last = b, at = 0, to = 0;
     std::uint8_t fl = 0;
-    bool found = matcher_.search(b, fl, at, to);
+    bool found = m.search(b, fl, at, to);
     while (found) {
       if (at > last) out.push_back(pretokenized_word{last, at});
       if (to > at) out.push_back(pretokenized_word{at, to});
@@ -1708,11 +1728,11 @@ class word_splitter {
       std::uint32_t start = to;
       if (at == to) {  // an empty match: first a non-empty one right here, else search on from the next
         if (start == e) break;
-        if (matcher_.search(start, fl | p::f_not_null | p::f_continuous | p::f_prev_avail, at, to)) continue;
+        if (m.search(start, fl | p::f_not_null | p::f_continuous | p::f_prev_avail, at, to)) continue;
         ++start;
       }
       fl |= p::f_prev_avail;
-      found = matcher_.search(start, fl, at, to);
+      found = m.search(start, fl, at, to);
     }
     if (last < e) out.push_back(pretokenized_word{last, e});
   }
