@@ -102,7 +102,15 @@ class bpe_encoder {
       text = escaped;
     }
     s.cpts.clear();
-    decode_utf8(text, s.cpts, above_unicode::invalid);  // llama.cpp aborts writing such a value back
+    // llama.cpp aborts writing a value above U+10FFFF back: read as an invalid byte
+    const bool exact = decode_utf8(text, s.cpts, above_unicode::invalid);
+    // when the code points write back to the text, a word is the text's own bytes (no copy): the byte
+    // offset of a code point follows the words, which come in order
+    std::size_t cp_at = 0, byte_at = 0;
+    const auto byte_of = [&](std::size_t cp) {
+      for (; cp_at < cp; ++cp_at) byte_at += utf8_length(s.cpts[cp_at]);
+      return byte_at;
+    };
     split_words(v.pre, s.cpts, [&](std::span<const pretokenized_word> words) {
       for (const pretokenized_word& w : words) {
         if (w.end - w.begin == 1 && s.cpts[w.begin] < 0x80) {  // one ASCII character: a digit, a sign, a space
@@ -119,18 +127,25 @@ class bpe_encoder {
           detail::append_ids(out, a.ids, a.count);
           continue;
         }
-        s.word.clear();
-        for (std::uint32_t i = w.begin; i < w.end; ++i) append_utf8(s.word, s.cpts[i]);
-        if (s.word.empty()) continue;
-        const std::uint64_t h = detail::hash_bytes(s.word.data(), s.word.size());
+        std::string_view word;
+        if (exact) {
+          const std::size_t b = byte_of(w.begin);
+          word = text.substr(b, byte_of(w.end) - b);
+        } else {
+          s.word.clear();
+          for (std::uint32_t i = w.begin; i < w.end; ++i) append_utf8(s.word, s.cpts[i]);
+          word = s.word;
+        }
+        if (word.empty()) continue;
+        const std::uint64_t h = detail::hash_bytes(word.data(), word.size());
         std::size_t n = 0;
-        if (const token_id* ids = s.cache.find(s.word, h, n)) {
+        if (const token_id* ids = s.cache.find(word, h, n)) {
           detail::append_ids(out, ids, n);
           continue;
         }
         const std::size_t before = out.size();
-        encode_word(s.word, out, s);
-        s.cache.insert(s.word, h, out.data() + before, out.size() - before);
+        encode_word(word, out, s);
+        s.cache.insert(word, h, out.data() + before, out.size() - before);
       }
     });
     if (s.cpts.capacity() > (std::size_t{1} << 18)) std::vector<char32_t>().swap(s.cpts);  // a long text's

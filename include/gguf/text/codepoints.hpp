@@ -79,30 +79,48 @@ constexpr utf8_decoded decode_utf8_at(const unsigned char* p, std::size_t n,
   return {replacement_character, 1};  // F8..FF start nothing
 }
 
+/** The bytes `append_utf8` writes for `cp` up to U+10FFFF (4 above, where it writes none). */
+constexpr std::size_t utf8_length(char32_t cp) noexcept {
+  return 1 + std::size_t{cp >= 0x80} + std::size_t{cp >= 0x800} + std::size_t{cp >= 0x10000};
+}
+
 /**
  * Appends the code points of `text` to `out`, as llama.cpp's `unicode_cpts_from_utf8` returns them
  * (see the file comment for invalid input). Throws only what a vector's growth throws.
  * @param text any bytes
  * @param out  where the code points go
  * @param mode what a value above U+10FFFF gives
+ * @return whether writing the code points back as UTF-8 gives `text` again (each one has its shortest
+ *         form, and no byte was read as U+FFFD); with `above_unicode::invalid`, a word's bytes are then
+ *         the text's own bytes
  */
-inline void decode_utf8(std::string_view text, std::vector<char32_t>& out, above_unicode mode = above_unicode::keep) {
+inline bool decode_utf8(std::string_view text, std::vector<char32_t>& out, above_unicode mode = above_unicode::keep) {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t n = text.size();
   const std::size_t base = out.size();
   out.resize(base + n);  // never more code points than bytes: write through a pointer, trim after
   char32_t* w = out.data() + base;
   std::size_t i = 0;
+  bool exact = true;
   while (i < n) {
-    if (p[i] < 0x80) {  // ASCII, most text of most tokenizers
+    if (p[i] < 0x80) {  // ASCII, most text of most tokenizers: sixteen bytes at a time where all are
+      std::uint64_t a = 0, b = 0;
+      if (i + 16 <= n) std::memcpy(&a, p + i, 8), std::memcpy(&b, p + i + 8, 8);
+      if (i + 16 <= n && ((a | b) & 0x8080808080808080ull) == 0) {
+        for (std::size_t k = 0; k < 16; ++k) w[k] = p[i + k];
+        w += 16, i += 16;
+        continue;
+      }
       *w++ = p[i++];
       continue;
     }
     const utf8_decoded d = decode_utf8_at(p + i, n - i, mode);
     *w++ = d.codepoint;
+    exact &= utf8_length(d.codepoint) == d.length;  // not a U+FFFD for a bad byte, nor an overlong form
     i += d.length;
   }
   out.resize(static_cast<std::size_t>(w - out.data()));
+  return exact;
 }
 
 /**
