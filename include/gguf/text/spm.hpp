@@ -2,6 +2,7 @@
 #define GGUF_TEXT_SPM_HPP
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <cstdint>
 #include <string>
@@ -38,6 +39,8 @@ class spm_encoder {
     std::vector<std::uint32_t> begin;  ///< its first byte
     std::vector<std::uint32_t> end;    ///< past its last byte (== begin: merged away)
     std::vector<token_id> id;          ///< its token once merged, else -1
+    std::vector<std::uint64_t> head;   ///< the `unit_key` of its first character
+    std::vector<std::uint64_t> tail;   ///< and of its last
     /// A pair whose joined text is a token, as llama.cpp's `llm_bigram_spm`.
     struct candidate {
       float score;         ///< the joined token's score
@@ -240,13 +243,19 @@ class spm_encoder {
   int encode_piece(std::string_view text, std::vector<token_id>& out, scratch& s) const {
     const vocabulary& v = *v_;
     s.next.clear(), s.prev.clear(), s.begin.clear(), s.end.clear(), s.id.clear(), s.heap.clear();
+    s.head.clear();
+    // once made, the pair filter answers most failing pairs before the token table is probed (a pair
+    // of symbols is a token only if their touching characters are neighbours inside some token)
+    const detail::pair_filter* filter = pairs_ready_.load(std::memory_order_acquire) ? &pairs_ : nullptr;
     for (std::size_t at = 0; at < text.size();) {
       std::size_t len = utf8_sequence_length(static_cast<unsigned char>(text[at]));
       if (len > text.size() - at) len = text.size() - at;
       s.begin.push_back(static_cast<std::uint32_t>(at));
       s.end.push_back(static_cast<std::uint32_t>(at + len));
+      if (filter) s.head.push_back(detail::unit_key(text.data() + at, len));
       at += len;
     }
+    if (filter) s.tail = s.head;
     const std::size_t n = s.begin.size();
     if (n == 0) return -1;
     s.next.resize(n), s.prev.resize(n), s.id.assign(n, no_token);
@@ -256,6 +265,8 @@ class spm_encoder {
     }
     const auto push = [&](std::int32_t l, std::int32_t r) {
       if (l < 0 || r < 0) return;
+      if (filter && !filter->may_follow(s.tail[static_cast<std::size_t>(l)], s.head[static_cast<std::size_t>(r)]))
+        return;
       const auto b = s.begin[static_cast<std::size_t>(l)], e = s.end[static_cast<std::size_t>(r)];
       const token_id id = v.tokens.find(text.substr(b, e - b));
       if (id == no_token) return;
@@ -275,6 +286,7 @@ class spm_encoder {
       }
       s.id[l] = c.result;
       s.end[l] = s.end[r];
+      if (filter) s.tail[l] = s.tail[r];
       s.end[r] = s.begin[r];  // empty: merged away
       s.next[l] = s.next[r];
       if (s.next[r] >= 0) s.prev[static_cast<std::size_t>(s.next[r])] = c.left;
@@ -311,9 +323,13 @@ class spm_encoder {
   mutable std::once_flag pairs_once_;
   mutable detail::pair_filter pairs_;
   const detail::pair_filter& pairs_of_vocabulary() const {
-    std::call_once(pairs_once_, [this] { pairs_ = pairs_in(*v_); });
+    std::call_once(pairs_once_, [this] {
+      pairs_ = pairs_in(*v_);
+      pairs_ready_.store(true, std::memory_order_release);
+    });
     return pairs_;
   }
+  mutable std::atomic<bool> pairs_ready_{false};  // pairs_ made: short words may ask it too
 };
 
 }  // namespace text
