@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../bench/tokenize_corpus.hpp"
+#include "../bench/tokenize_scripts.hpp"
 #include "gguf_writer.hpp"
 
 // A counting global allocator for this test binary (malloc-backed, so GCC's pairing check must be told).
@@ -244,6 +245,23 @@ TEST_CASE("tokenizing mixed text holds at most 24 bytes per byte beyond the toke
     const auto t = gguf::tokenizer::from(*f);
     REQUIRE(t);
     CHECK(peak_bytes_per_byte(*t, text) <= 24.0);
+  }
+}
+
+TEST_CASE("tokenizing any kind of text holds at most 24 bytes per byte, every shared vocabulary") {
+  // each script family, code, digit runs, whitespace runs: one token a byte (digits) and unspaced words
+  // (Thai, Chinese) cost the most
+  for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(GGUF_SHARED_DIR) / "data" / "vocab")) {
+    if (e.path().extension() != ".gguf") continue;
+    const auto f = gguf::open(e.path());
+    REQUIRE(f);
+    const auto t = gguf::tokenizer::from(*f);
+    REQUIRE(t);
+    for (const std::string_view kind : bench::script_category_names()) {
+      CAPTURE(e.path().filename().string());
+      CAPTURE(kind);
+      CHECK(peak_bytes_per_byte(*t, bench::script_text(kind, std::size_t{1} << 20)) <= 24.0);
+    }
   }
 }
 #endif
