@@ -265,6 +265,23 @@ TEST_CASE("unicode: UTF-8 decoding accepts what RFC 3629 rejects, as llama.cpp d
   CHECK(decode("\xF7\xBF\xBF\xBF") == std::vector<char32_t>{0x1FFFFF});  // the largest
 }
 
+TEST_CASE("unicode: decode_utf8 says whether the code points write back to the same bytes") {
+  const auto exact = [](std::string_view bytes, above_unicode mode = above_unicode::keep) {
+    std::vector<char32_t> out;
+    return decode_utf8(bytes, out, mode);
+  };
+  CHECK(exact(""));
+  CHECK(exact("plain ASCII, longer than sixteen bytes at a time"));
+  CHECK(exact("a\xC3\xA9\xE4\xB8\xAD\xF0\x9F\x98\x80"));
+  CHECK(exact("\xEF\xBF\xBD"));                    // a real U+FFFD writes back
+  CHECK(exact("\xED\xA0\x80"));                    // so does a surrogate
+  CHECK_FALSE(exact("\x80"));                      // a bad byte read as U+FFFD does not
+  CHECK_FALSE(exact("\xC0\xAF"));                  // nor an overlong form
+  CHECK_FALSE(exact("0123456789abcdef\xE2\x82"));  // nor a cut-off sequence after an ASCII block
+  CHECK_FALSE(exact("\xF4\x90\x80\x80"));          // nor a value above U+10FFFF, which writes nothing
+  CHECK_FALSE(exact("\xF4\x90\x80\x80", above_unicode::invalid));
+}
+
 TEST_CASE("unicode: UTF-8 encoding") {
   CHECK(utf8(U'a') == "a");
   CHECK(utf8(0) == std::string(1, '\0'));

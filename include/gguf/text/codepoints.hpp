@@ -104,19 +104,22 @@ inline bool decode_utf8(std::string_view text, std::vector<char32_t>& out, above
   bool exact = true;
   while (i < n) {
     if (p[i] < 0x80) {  // ASCII, most text of most tokenizers: sixteen bytes at a time where all are
-      std::uint64_t a = 0, b = 0;
-      if (i + 16 <= n) std::memcpy(&a, p + i, 8), std::memcpy(&b, p + i + 8, 8);
-      if (i + 16 <= n && ((a | b) & 0x8080808080808080ull) == 0) {
-        for (std::size_t k = 0; k < 16; ++k) w[k] = p[i + k];
-        w += 16, i += 16;
-        continue;
+      if (i + 16 <= n) {
+        std::uint64_t a = 0, b = 0;
+        std::memcpy(&a, p + i, 8), std::memcpy(&b, p + i + 8, 8);
+        if (((a | b) & 0x8080808080808080ull) == 0) {
+          for (std::size_t k = 0; k < 16; ++k) w[k] = p[i + k];
+          w += 16, i += 16;
+          continue;
+        }
       }
       *w++ = p[i++];
       continue;
     }
     const utf8_decoded d = decode_utf8_at(p + i, n - i, mode);
     *w++ = d.codepoint;
-    exact &= utf8_length(d.codepoint) == d.length;  // not a U+FFFD for a bad byte, nor an overlong form
+    // not a U+FFFD for a bad byte, nor an overlong form, nor a value above U+10FFFF (which writes nothing)
+    exact &= d.codepoint <= 0x10FFFF && utf8_length(d.codepoint) == d.length;
     i += d.length;
   }
   out.resize(static_cast<std::size_t>(w - out.data()));
