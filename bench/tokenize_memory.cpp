@@ -12,7 +12,8 @@
 //
 // With --kinds, also each kind of text of bench/tokenize_scripts.hpp at each size through every vocabulary
 // (the time of the largest over the smallest shows whether the time grows with the text alone). --repeat N
-// takes the least time of N calls (the first also makes the pair filter); the memory is the first call's.
+// takes the least time of N calls (the first also makes the pair filter; the later ones append the ids to a
+// vector kept from call to call, as llama_tokenize's caller provides one); the memory is the first call's.
 //
 //   gguf-tokenize-memory [--sizes MB,MB,...] [--repeat N] [--no-llama] [--kinds] [VOCAB_DIR]
 #include <gguf/open.hpp>
@@ -106,6 +107,17 @@ measured ours(const gguf::tokenizer& tok, const std::string& text) {
   });
 }
 
+// `ours` again, the ids appended to `keep` (emptied first, its room kept from the call before): the
+// time of the tokenizer alone, as llama_tokenize's is with its caller's buffer, without the kernel zeroing
+// the fresh pages of a new result (glibc maps a vector above 32 MB anew each time; a smaller one reuses
+// the heap, which would favour the smaller texts).
+double ours_again(const gguf::tokenizer& tok, const std::string& text, std::vector<std::int32_t>& keep) {
+  keep.clear();
+  const auto t0 = std::chrono::steady_clock::now();
+  if (!tok.encode(text, keep, {true, false})) return 0;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 measured theirs(const std::string& path, const std::string& text) {
   const bench::llama_api& L = bench::llama();
   if (!L.ok) return {};
@@ -137,13 +149,14 @@ void row(const std::string& vocab, const char* what, const std::string& path, co
   const auto tok = gguf::tokenizer::from(*f);
   if (!tok) return;
   measured a = ours(*tok, text);
-  for (int k = 1; k < repeats; ++k) a.seconds = std::min(a.seconds, ours(*tok, text).seconds);
-  std::printf("| %s | %s | %.1f | %.3f | %.1f |", vocab.c_str(), what, static_cast<double>(text.size()) / 1e6,
+  std::vector<std::int32_t> keep;
+  for (int k = 1; k < repeats; ++k) a.seconds = std::min(a.seconds, ours_again(*tok, text, keep));
+  std::printf("| %s | %s | %.1f | %.4f | %.1f |", vocab.c_str(), what, static_cast<double>(text.size()) / 1e6,
               a.seconds, a.bytes_per_byte);
   if (llama) {
     const measured b = theirs(path, text);
     if (b.ok) {
-      std::printf(" %.3f | %.1f | %.1f× | %s |", b.seconds, b.bytes_per_byte, b.seconds / std::max(a.seconds, 1e-9),
+      std::printf(" %.4f | %.1f | %.1f× | %s |", b.seconds, b.bytes_per_byte, b.seconds / std::max(a.seconds, 1e-9),
                   a.ids == b.ids ? "yes" : "NO");
     } else {
       std::printf(" – | – | – | – |");

@@ -529,3 +529,54 @@ TEST_CASE("Qwen2's splitter (the Llama 3 one with single digits) splits as its r
 }
 
 }  // namespace test_pretokenizer
+
+namespace test_pretokenizer {
+
+TEST_CASE("safe_cut: the words of the text on each side, split alone, are the words of the whole") {
+  // The BPE tokenizer decodes and splits a long text a stretch at a time, cut where safe_cut says: cut at
+  // every such place, random texts of every kind (with invalid bytes) split as they do whole, for every
+  // pre-tokenizer; and the places are found often enough to matter.
+  std::mt19937 rng(4949);
+  static const char* const extra[] = {
+      " ",        "\n",           "\n\n", " \n",  "\r\n", "  ",  "\t", "\xC3", "\x80", "\xF4\x90\x80\x80",
+      "\xC2\xA0", "\xE3\x80\x80", "a b",  "x\ny", ".\n.", "1\n2"};
+  constexpr std::size_t n_extra = sizeof extra / sizeof extra[0];
+  const auto split = [](pre_tokenizer type, std::string_view t, std::vector<std::string>& out) {
+    std::vector<char32_t> cp;
+    gguf::text::decode_utf8(t, cp, gguf::text::above_unicode::invalid);
+    std::vector<pretokenized_word> w;
+    gguf::text::split_words(type, cp, w);
+    for (const pretokenized_word& x : w) out.push_back(utf8(cp, x.begin, x.end));
+  };
+  for (std::size_t t = 0; t < gguf::text::pre_tokenizer_count; ++t) {
+    const auto type = static_cast<pre_tokenizer>(t);
+    CAPTURE(gguf::text::name(type));
+    std::size_t cuts = 0;
+    for (int i = 0; i < 500; ++i) {
+      std::string text;
+      for (int k = 0; k < 12; ++k) {
+        text += random_text(rng);
+        text += extra[std::uniform_int_distribution<std::size_t>(0, n_extra - 1)(rng)];
+      }
+      CAPTURE(text);
+      std::vector<std::string> whole, pieces;
+      split(type, text, whole);
+      for (std::size_t at = 0; at < text.size();) {
+        const std::size_t end = gguf::text::safe_cut(type, text, at + 1);
+        REQUIRE(end > at);
+        REQUIRE(end <= text.size());
+        cuts += end < text.size();
+        split(type, std::string_view(text).substr(at, end - at), pieces);
+        at = end;
+      }
+      REQUIRE(pieces == whole);
+    }
+    if (type == pre_tokenizer::superbpe) {
+      CHECK(cuts == 0);
+    } else {
+      CHECK(cuts > 100);
+    }
+  }
+}
+
+}  // namespace test_pretokenizer

@@ -258,6 +258,7 @@ class tokenizer {
           }
           // escaped and encoded a stretch at a time: the escaped copy stays small, and in cache
           const std::string_view r = raw(f);
+          const std::size_t first_id = out.size();
           std::size_t at = 0;
           do {
             const std::size_t end = state_->spm->stretch_end(r, at, std::size_t{1} << 15);
@@ -266,6 +267,7 @@ class tokenizer {
             text::escape_spaces(r.substr(at, end - at), buf);
             if (auto e = state_->spm->encode(buf, out, s); !e) failed = e.error();
             at = end;
+            if (at < r.size()) text::detail::reserve_for_rest(out, out.size() - first_id, at, r.size() - at);
           } while (at < r.size() && !failed);
           prev_special = false;
         });

@@ -136,12 +136,14 @@ def long_words(tokens, n, seed=5):
 
 
 def long_texts(texts, size=100_000, seed=11):
-    """Texts longer than the stretches a tokenizer may escape and encode one at a time (32 KiB for SPM):
-    the corpus run together with spaces, and the places a stretch must not end on before a space (a
-    U+2581 in the text, a character cut short, a run of spaces) now and then, and everywhere (so that
-    every place a stretch may end is next to one)."""
+    """Texts longer than the stretches a tokenizer may escape and encode one at a time (32 KiB for SPM and
+    BPE): the corpus run together with spaces, and the places a stretch must not end on before a space (a
+    U+2581 in the text, a character cut short, a run of spaces) or around a newline (GPT-4o's "/" after
+    one, symbols on both sides, a space before it) now and then, and everywhere (so that every place a
+    stretch may end is next to one)."""
     rng = random.Random(seed)
-    traps = [b"\xe2\x96\x81 x", b"\xe2 x", b"\xf0\x9f x", b"\xe0\xb8 y", b"a    b", b"\xc3 z", " \u0e2a \u4f60".encode("utf-8")]
+    traps = [b"\xe2\x96\x81 x", b"\xe2 x", b"\xf0\x9f x", b"\xe0\xb8 y", b"a    b", b"\xc3 z", " \u0e2a \u4f60".encode("utf-8"),
+             b"x\n/y", b".\n.", b"a \nB", b"1\n2", "\u0643 \u0644\n\u0645".encode("utf-8")]
     pool = [t for t in texts if t] or [b"word"]
     out = []
     for share in (0.2, 0.5, 0.95):
@@ -325,6 +327,7 @@ def main():
                 if f not in ("ggml-vocab-gpt-2.gguf", "ggml-vocab-deepseek-llm.gguf") or (a.only and a.only not in f):
                     continue
                 texts = corpus([], a.random // 3, seed=7) + long_words(normal_tokens_of(go, os.path.join(vocab_dir, f)), 12)
+                texts += long_texts(texts, size=70_000)  # one place to cut each, past the first 32 KiB
                 jobs += [(f, os.path.join(vocab_dir, f), texts, pre) for pre in PRE_NAMES]
             with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
                 for (f, _, _, pre), (bad, what) in zip(jobs, pool.map(one_pre, jobs)):

@@ -101,6 +101,23 @@ class bpe_encoder {
       text::escape_spaces(text, escaped);
       text = escaped;
     }
+    // a stretch at a time, cut where the words on each side do not depend on the other: the code points,
+    // their classes and the splitter's buffers stay small (and in cache) however long the text
+    constexpr std::size_t stretch = std::size_t{1} << 15;
+    const std::size_t first_id = out.size();
+    for (std::size_t at = 0; at < text.size();) {
+      const std::size_t end = text.size() - at > 2 * stretch ? safe_cut(v.pre, text, at + stretch) : text.size();
+      encode_stretch(text.substr(at, end - at), out, s);
+      at = end;
+      if (at < text.size()) detail::reserve_for_rest(out, out.size() - first_id, at, text.size() - at);
+    }
+    if (s.cpts.capacity() > (std::size_t{1} << 18)) std::vector<char32_t>().swap(s.cpts);  // a long text's
+  }
+
+ private:
+  // The ids of a stretch of text whose words are its own (see `encode`).
+  void encode_stretch(std::string_view text, std::vector<token_id>& out, scratch& s) const {
+    const vocabulary& v = *v_;
     s.cpts.clear();
     // llama.cpp aborts writing a value above U+10FFFF back: read as an invalid byte
     const bool exact = decode_utf8(text, s.cpts, above_unicode::invalid);
@@ -148,10 +165,8 @@ class bpe_encoder {
         s.cache.insert(word, h, out.data() + before, out.size() - before);
       }
     });
-    if (s.cpts.capacity() > (std::size_t{1} << 18)) std::vector<char32_t>().swap(s.cpts);  // a long text's
   }
 
- private:
   // One word: its symbols (bytes, or UTF-8 characters without byte-level encoding) merged by rank.
   void encode_word(std::string_view word, std::vector<token_id>& out, scratch& s) const {
     const vocabulary& v = *v_;

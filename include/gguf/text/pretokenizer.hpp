@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gguf/result.hpp"
+#include "gguf/text/codepoints.hpp"
 #include "gguf/text/unicode.hpp"
 #include "gguf/version.hpp"
 
@@ -555,6 +556,104 @@ constexpr std::string_view name(pre_tokenizer type) noexcept {
  */
 constexpr bool byte_encoded(pre_tokenizer type) noexcept {
   return type != pre_tokenizer::gemma4 && type != pre_tokenizer::sarvam_moe && type != pre_tokenizer::whitespace;
+}
+
+namespace detail::pre {
+// The places each regex list splits the same way whatever text is around them (see `safe_cut`):
+// - `cut_letters`: a space between two letters, where it starts the word of the second;
+// - `cut_newline`: a lone newline between two other characters (the second not a '/', which GPT-4o's
+//   symbol runs take after newlines), which is a word, or ends one;
+// - `cut_line`: after any newline not followed by another, where a first stage of `[\r\n]` or of lines
+//   (`[^\n]+|[\n]+`) ends a piece whatever is around.
+// A list has a rule only where every stage cuts there (or leaves the place inside a piece that a later
+// stage cuts there) and no stage's lookahead reads past it: not superbpe (the text between digit runs is
+// one word), nor Bloom's (Poro's) punctuation-gap words across a newline, nor DeepSeek LLM's gaps of
+// letters outside its ranges, nor EXAONE-MoE's words of letters joined by spaces, nor gemma4's lines but
+// between them. tests/test_pretokenizer.cpp checks every type on random texts of every kind, cut at every
+// such place.
+inline constexpr std::uint8_t cut_letters = 1, cut_newline = 2, cut_line = 4;
+inline constexpr std::uint8_t cut_rules[] = {
+    cut_letters | cut_newline,  // llama3
+    cut_letters | cut_newline,  // jais2
+    cut_line,                   // deepseek_llm
+    cut_letters | cut_newline,  // deepseek3_llm
+    cut_letters | cut_newline,  // spark2_5
+    cut_letters | cut_newline,  // youtu
+    cut_letters | cut_line,     // deepseek_coder
+    cut_letters | cut_newline,  // falcon
+    cut_letters | cut_newline,  // starcoder
+    cut_letters | cut_newline,  // gpt2
+    cut_letters | cut_newline,  // qwen2
+    cut_letters | cut_newline,  // qwen35
+    cut_letters,                // poro
+    cut_letters,                // viking
+    cut_letters | cut_newline,  // tekken
+    cut_letters | cut_line,     // chameleon
+    cut_letters | cut_newline,  // gpt4o
+    cut_letters | cut_newline,  // granite_emb_multi
+    cut_letters | cut_newline,  // tiny_aya
+    cut_letters | cut_newline,  // kimi_k2
+    0,                          // superbpe
+    cut_letters | cut_newline,  // bailingmoe
+    cut_letters | cut_newline,  // seed_coder
+    cut_letters | cut_newline,  // ufakzeka
+    cut_letters | cut_newline,  // afmoe
+    cut_letters | cut_line,     // laguna
+    cut_newline,                // exaone_moe
+    cut_line,                   // gemma4
+    cut_letters | cut_newline,  // minicpm5
+    cut_letters | cut_newline,  // whitespace
+    cut_letters | cut_newline,  // default_
+};
+static_assert(sizeof cut_rules == static_cast<std::size_t>(regex_list::default_) + 1);
+
+// The flags of the code point that ends at byte `at` of `t` (0 < at), as decoding the whole text gives it:
+// a valid sequence's lead is never taken by the sequence before it, so its bytes decode alone.
+inline codepoint_flags flags_before(std::string_view t, std::size_t at) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(t.data());
+  std::size_t lead = at - 1;
+  while (lead > 0 && at - lead < 4 && (p[lead] & 0xC0u) == 0x80u) --lead;
+  const utf8_decoded d = decode_utf8_at(p + lead, t.size() - lead, above_unicode::invalid);
+  return flags_of(lead + d.length == at ? d.codepoint : replacement_character);
+}
+
+// The flags of the code point that starts at byte `at` of `t` (at < size).
+inline codepoint_flags flags_at(std::string_view t, std::size_t at) noexcept {
+  const auto* p = reinterpret_cast<const unsigned char*>(t.data());
+  return flags_of(decode_utf8_at(p + at, t.size() - at, above_unicode::invalid).codepoint);
+}
+}  // namespace detail::pre
+
+/**
+ * The first byte offset at or after `from` where the words of `text` for `type` split into the words of
+ * the bytes before it and the words of the bytes after it, each split alone; `text.size()` if none.
+ *
+ * A long text can then be decoded and split a stretch at a time, in buffers that stay small. The places
+ * are found from the bytes around them alone: a space between two letters (the space starts the next
+ * word), a newline between two characters that are not whitespace (the newline is a word of its own,
+ * or ends a run of symbols), or for the types whose first stage cuts lines, after a newline. Which of the two hold for
+ * which pre-tokenizer is in `detail::pre::cut_rules`; a type with neither is never cut.
+ * @param type the pre-tokenizer
+ * @param text any bytes, as they are decoded and split
+ * @param from where to start looking (0 is never a place)
+ */
+inline std::size_t safe_cut(pre_tokenizer type, std::string_view text, std::size_t from) noexcept {
+  namespace p = detail::pre;
+  const std::uint8_t rules = p::cut_rules[static_cast<std::size_t>(p::list_of[static_cast<std::size_t>(type)])];
+  const std::size_t n = text.size();
+  if (rules == 0) return n;
+  for (std::size_t at = std::max<std::size_t>(from, 2); at + 1 < n; ++at) {
+    const char c = text[at];
+    if (c == ' ' && (rules & p::cut_letters) != 0 && p::flags_before(text, at).is_letter() &&
+        p::flags_at(text, at + 1).is_letter())
+      return at;
+    if (text[at - 1] != '\n' || c == '\n') continue;
+    if ((rules & p::cut_line) != 0) return at;
+    if ((rules & p::cut_newline) != 0 && c != '/' && !p::flags_at(text, at).is_whitespace() &&
+        !p::flags_before(text, at - 1).is_whitespace())
+      return at;
+  }
+  return n;
 }
 
 namespace detail::pre {

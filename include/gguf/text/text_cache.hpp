@@ -22,6 +22,18 @@ inline void append_ids(std::vector<token_id>& out, const token_id* ids, std::siz
 }
 
 /**
+ * Makes room in `out` for the ids of `rest` more bytes, at the rate of the stretches encoded so far
+ * (`ids` from `bytes`), plus a sixteenth: a long text's id vector grows once to about its size instead of
+ * doubling (and copying) from a guess.
+ */
+inline void reserve_for_rest(std::vector<token_id>& out, std::size_t ids, std::size_t bytes, std::size_t rest) {
+  if (bytes == 0) return;
+  const double want = static_cast<double>(ids) / static_cast<double>(bytes) * static_cast<double>(rest) * 1.0625;
+  const std::size_t need = out.size() + static_cast<std::size_t>(want) + 16;
+  if (need > out.capacity()) out.reserve(need);
+}
+
+/**
  * Words already encoded in one call: text is split into the same words again and again ("the", " of"),
  * and a word's ids depend on its bytes alone. Open addressing over a byte pool and an id pool.
  *
