@@ -62,6 +62,12 @@ class spm_encoder {
     std::vector<unit_ids> units;  ///< characters seen in this call, direct-mapped (1024 of them)
     /// Hashes of long words seen once, direct-mapped (1024): a long word is cached when it comes again.
     std::vector<std::uint64_t> seen;
+    /// A text of at most 7 bytes (its bytes and length packed in `key`) and its token, or -1.
+    struct short_token {
+      std::uint64_t key = 0;  ///< 0: empty
+      token_id id = no_token;
+    };
+    std::vector<short_token> short_tokens;  ///< short texts looked up in this call, direct-mapped (1024)
   };
 
   /**
@@ -106,10 +112,15 @@ class spm_encoder {
       std::size_t known = 0;  // a character boundary at or before the U+2581 looked at
       for (std::size_t at = text.find(space, 1); at != std::string_view::npos; at = text.find(space, at + 1)) {
         if (!at_boundary(text, at, known)) continue;
+        if (!(at >= 3 && text[at - 3] == space[0] && text[at - 2] == space[1] && text[at - 1] == space[2])) {
+          flush(at);
+          if (missing >= 0) break;
+        }
+        // the rest of a run of U+2581 stays in this word: stepped over here, not found one by one
+        while (at + 6 <= text.size() && text[at + 3] == space[0] && text[at + 4] == space[1] &&
+               text[at + 5] == space[2])
+          at += 3;
         known = at;
-        if (at >= 3 && text[at - 3] == space[0] && text[at - 2] == space[1] && text[at - 1] == space[2]) continue;
-        flush(at);
-        if (missing >= 0) break;
       }
       if (missing < 0) flush(text.size());
     }
@@ -166,7 +177,9 @@ class spm_encoder {
       }
       missing = encode_cut(w, out, s);
     } else {
-      missing = encode_piece(w, out, s);
+      // a short word cut too when it is new: its characters that no token joins (a run of spaces and
+      // newlines, byte-fallback characters) come from the memo of units, and only the rest is merged
+      missing = may_cut ? encode_cut(w, out, s) : encode_piece(w, out, s);
     }
     if (missing < 0) s.cache.insert(w, h, out.data() + before, out.size() - before);
     return missing;
@@ -197,7 +210,8 @@ class spm_encoder {
     }
     if (start == text.size()) return -1;
     const std::string_view piece = text.substr(start);
-    return piece.size() == prev_len ? encode_unit(piece, prev, out, s) : encode_word(piece, out, s, false);
+    if (piece.size() == prev_len) return encode_unit(piece, prev, out, s);
+    return start == 0 ? encode_piece(text, out, s) : encode_word(piece, out, s, false);  // uncut: the caller's
   }
 
   // One character cut off on both sides (`key` its unit_key): its token, or its bytes' tokens.
@@ -239,6 +253,19 @@ class spm_encoder {
     return f;
   }
 
+  // The token whose text is `t`, or -1; a short text through the call's memo (digits, whitespace and the
+  // pairs of a script's characters come again and again, and the memo stays in cache where the table
+  // does not).
+  token_id find_token(std::string_view t, scratch& s) const {
+    if (t.size() > 7) return v_->tokens.find(t);
+    std::uint64_t key = t.size();  // the length in the low byte, the bytes above it: never 0
+    for (std::size_t i = 0; i < t.size(); ++i) key |= std::uint64_t{static_cast<unsigned char>(t[i])} << (8 * i + 8);
+    if (s.short_tokens.empty()) s.short_tokens.resize(1024);
+    scratch::short_token& e = s.short_tokens[static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 54)];
+    if (e.key != key) e.key = key, e.id = v_->tokens.find(t);
+    return e.id;
+  }
+
   // llama.cpp's merging over one stretch of the text; -1, or a byte no token spells (llama.cpp aborts).
   int encode_piece(std::string_view text, std::vector<token_id>& out, scratch& s) const {
     const vocabulary& v = *v_;
@@ -268,7 +295,7 @@ class spm_encoder {
       if (filter && !filter->may_follow(s.tail[static_cast<std::size_t>(l)], s.head[static_cast<std::size_t>(r)]))
         return;
       const auto b = s.begin[static_cast<std::size_t>(l)], e = s.end[static_cast<std::size_t>(r)];
-      const token_id id = v.tokens.find(text.substr(b, e - b));
+      const token_id id = find_token(text.substr(b, e - b), s);
       if (id == no_token) return;
       s.heap.push_back({v.score(id), l, r, e - b, id});
       std::push_heap(s.heap.begin(), s.heap.end());
@@ -296,7 +323,7 @@ class spm_encoder {
     for (std::int32_t i = 0; i >= 0; i = s.next[static_cast<std::size_t>(i)]) {
       const auto k = static_cast<std::size_t>(i);
       token_id id = s.id[k];
-      if (id == no_token) id = v.tokens.find(text.substr(s.begin[k], s.end[k] - s.begin[k]));
+      if (id == no_token) id = find_token(text.substr(s.begin[k], s.end[k] - s.begin[k]), s);
       if (id != no_token) {
         out.push_back(id);
         continue;
