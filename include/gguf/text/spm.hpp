@@ -177,9 +177,7 @@ class spm_encoder {
       }
       missing = encode_cut(w, out, s);
     } else {
-      // a short word cut too when it is new: its characters that no token joins (a run of spaces and
-      // newlines, byte-fallback characters) come from the memo of units, and only the rest is merged
-      missing = may_cut ? encode_cut(w, out, s) : encode_piece(w, out, s);
+      missing = encode_piece(w, out, s);
     }
     if (missing < 0) s.cache.insert(w, h, out.data() + before, out.size() - before);
     return missing;
