@@ -64,8 +64,8 @@ class spm_encoder {
     std::vector<std::uint64_t> seen;
     /// A text of at most 7 bytes (its bytes and length packed in `key`) and its token, or -1.
     struct short_token {
-      std::uint64_t key = 0;  ///< 0: empty
-      token_id id = no_token;
+      std::uint64_t key = 0;   ///< 0: empty
+      token_id id = no_token;  ///< its token, or -1
     };
     std::vector<short_token> short_tokens;  ///< short texts looked up in this call, direct-mapped (1024)
   };
